@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package olla needs to build, test and run its Python layer.
+# Idempotent: packages already present are skipped, and `apt-get update` runs only when
+# something is missing. Needs root (or sudo) only when it has something to install.
+set -euo pipefail
+
+packages=(
+  # Toolchain and build.
+  build-essential cmake pkg-config clang-format
+  # C++ libraries.
+  coinor-libcbc-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  libgtest-dev libgmock-dev libbenchmark-dev pybind11-dev
+  # Python layer and its tests (run with /usr/bin/python3).
+  python3 python3-dev python3-pytest
+  python3-torch python3-torchvision python3-torchtext libopenblas0-pthread
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

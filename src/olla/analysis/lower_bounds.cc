@@ -1,0 +1,92 @@
+#include "olla/analysis/lower_bounds.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "olla/analysis/reachability.h"
+
+namespace olla {
+
+std::vector<int64_t> SingleOpFootprints(const Graph& graph) {
+  std::vector<int64_t> footprint(static_cast<size_t>(graph.num_ops()), 0);
+  // last_counted[b] == o marks buffer b as already counted for op o.
+  std::vector<int32_t> last_counted(static_cast<size_t>(graph.num_buffers()), -1);
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    const Op& op = graph.op(OpId(o));
+    int64_t bytes = op.workspace;
+    auto count = [&](BufferId b) {
+      if (graph.buffer(b).persistent || last_counted[b.index()] == o) return;
+      last_counted[b.index()] = o;
+      bytes += graph.buffer(b).size;
+    };
+    for (BufferId b : op.allocates) count(b);
+    for (BufferId b : op.uses) count(b);
+    footprint[static_cast<size_t>(o)] = bytes;
+  }
+  return footprint;
+}
+
+std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
+  const int32_t n = graph.num_ops();
+  std::vector<int64_t> forced(static_cast<size_t>(n), 0);
+  for (int32_t o = 0; o < n; ++o) forced[static_cast<size_t>(o)] = graph.op(OpId(o)).workspace;
+
+  // A buffer can only be forced live at ops between its producer and its last user in
+  // eager order; precompute that window to skip buffers that miss a block.
+  struct Candidate {
+    BufferId id;
+    int32_t first;  // Lowest op id at which it can be forced live.
+    int32_t last;   // Highest.
+  };
+  std::vector<Candidate> candidates;
+  for (int32_t b = 0; b < graph.num_buffers(); ++b) {
+    const BufferId id(b);
+    const Buffer& buffer = graph.buffer(id);
+    if (buffer.persistent || buffer.size == 0) continue;
+    const OpId producer = graph.producer(id);
+    int32_t last = producer.valid() ? producer.value() : -1;
+    for (OpId user : graph.users(id)) last = std::max(last, user.value());
+    if (buffer.output) last = n - 1;
+    if (last < 0) continue;  // An unused input: forced live nowhere.
+    candidates.push_back({id, producer.valid() ? producer.value() : 0, last});
+  }
+
+  ReachBlock block;
+  for (int32_t first = 0; first < n; first += 64) {
+    const int32_t count = std::min(64, n - first);
+    SweepReachBlock(graph, first, count, block);
+    const uint64_t all = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+    for (const Candidate& c : candidates) {
+      if (c.first >= first + count || c.last < first) continue;
+      const Buffer& buffer = graph.buffer(c.id);
+      const OpId producer = graph.producer(c.id);
+      // Targets at or after the allocation...
+      uint64_t allocated = producer.valid() ? block.reaches_target[producer.index()] : all;
+      // ...and at or before a use (or anywhere, for outputs).
+      uint64_t needed = buffer.output ? all : 0;
+      if (producer.valid()) needed |= block.SelfBit(producer);
+      for (OpId user : graph.users(c.id)) needed |= block.reached_from_target[user.index()];
+      for (uint64_t mask = allocated & needed; mask != 0; mask &= mask - 1) {
+        forced[static_cast<size_t>(first + std::countr_zero(mask))] += buffer.size;
+      }
+    }
+  }
+  return forced;
+}
+
+LowerBounds ComputeLowerBounds(const Graph& graph) {
+  LowerBounds bounds;
+  const std::vector<int64_t> footprints = SingleOpFootprints(graph);
+  const std::vector<int64_t> forced = ForcedLiveBytes(graph);
+  auto best = [](const std::vector<int64_t>& values) {
+    return static_cast<int32_t>(std::max_element(values.begin(), values.end()) -
+                                values.begin());
+  };
+  bounds.single_op = OpId(best(footprints));
+  bounds.single_op_bytes = footprints[bounds.single_op.index()];
+  bounds.forced_live_op = OpId(best(forced));
+  bounds.forced_live_bytes = forced[bounds.forced_live_op.index()];
+  return bounds;
+}
+
+}  // namespace olla

@@ -1,0 +1,47 @@
+// olla generate: writes a synthetic training-like graph (graph/synthetic.h), for trying
+// olla and for benchmarks at scales no captured model reaches.
+#include <iostream>
+
+#include "olla/cli/commands.h"
+#include "olla/cli/exit_codes.h"
+#include "olla/graph/synthetic.h"
+#include "olla/io/graph_json.h"
+
+namespace olla::cli {
+namespace {
+
+struct GenerateOptions {
+  int32_t ops = 1000;
+  uint64_t seed = 1;
+  std::string output_path;
+};
+
+int RunGenerate(const GenerateOptions& options) {
+  TrainingLikeOptions training;
+  training.layers = (options.ops - 1) / 3;
+  training.seed = options.seed;
+  const Graph graph = TrainingLikeGraph(training);
+  const Status status = SaveGraph(graph, options.output_path);
+  if (!status.ok()) return ReportError(status);
+  std::cerr << "olla: wrote " << graph.num_ops() << " ops and " << graph.num_buffers()
+            << " buffers to " << options.output_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddGenerateCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<GenerateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "generate",
+      "Write a synthetic training-step graph: a forward chain with skip connections, a "
+      "backward pass and in-place SGD updates (3 ops per layer, plus the loss).");
+  command->add_option("--ops", options->ops, "Approximate number of ops (at least 4)")
+      ->check(CLI::Range(4, 30000000));
+  command->add_option("--seed", options->seed, "Random seed");
+  command->add_option("-o,--output", options->output_path, "Output graph file (.json or .json.gz)")
+      ->required();
+  command->callback([options, &exit_code] { exit_code = RunGenerate(*options); });
+}
+
+}  // namespace olla::cli

@@ -1,0 +1,74 @@
+// The olla command: parses the command line with CLI11 and dispatches to a subcommand.
+// Every failure ends in one line on stderr and a documented exit code (exit_codes.h).
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include "olla/cli/commands.h"
+#include "olla/cli/exit_codes.h"
+#include "olla/core/version.h"
+
+namespace olla::cli {
+
+int ReportError(const Status& status) {
+  std::string message = status.message();
+  for (char& c : message) {
+    if (c == '\n') c = ' ';  // One line, whatever the message holds.
+  }
+  std::cerr << "olla: " << message << "\n";
+  return ExitCodeFor(status);
+}
+
+namespace {
+
+// A failed internal check has printed its message; exit with the documented code.
+void OnAbort(int) { _exit(kExitInternal); }
+
+int Main(int argc, char** argv) {
+  std::signal(SIGABRT, OnAbort);
+  CLI::App app("olla: memory planning for neural-network training graphs.\n"
+               "Orders the ops of one training step and places every tensor in one arena.",
+               "olla");
+  app.set_version_flag("--version", std::string("olla ") + Version());
+  app.require_subcommand(1);
+  int exit_code = kExitOk;
+  AddSimulateCommand(app, exit_code);
+  AddCheckCommand(app, exit_code);
+  AddGenerateCommand(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    for (char& c : message) {
+      if (c == '\n') c = ' ';
+    }
+    std::cerr << "olla: " << message << " (see olla --help)\n";
+    return kExitBadInput;
+  }
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace olla::cli
+
+int main(int argc, char** argv) {
+  try {
+    return olla::cli::Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "olla: out of memory\n";
+    return olla::cli::kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "olla: internal error: " << e.what() << "\n";
+    return olla::cli::kExitInternal;
+  }
+}

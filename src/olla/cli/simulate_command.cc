@@ -1,0 +1,44 @@
+// olla simulate GRAPH: the eager baselines and lower bounds of a graph.
+#include <iostream>
+
+#include "olla/cli/commands.h"
+#include "olla/cli/exit_codes.h"
+#include "olla/io/graph_json.h"
+#include "olla/io/report.h"
+#include "olla/simulation/eager_report.h"
+
+namespace olla::cli {
+namespace {
+
+struct SimulateOptions {
+  std::string graph_path;
+  bool json = false;
+};
+
+int RunSimulate(const SimulateOptions& options) {
+  StatusOr<Graph> graph = LoadGraph(options.graph_path);
+  if (!graph.ok()) return ReportError(graph.status());
+  const EagerReport report = SimulateEager(*graph);
+  if (options.json) {
+    std::cout << EagerReportJson(*graph, report).dump(2) << "\n";
+  } else {
+    std::cout << EagerReportText(*graph, report);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddSimulateCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<SimulateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "simulate",
+      "Replay the eager order: peak live bytes (ideal allocator), PyTorch caching-allocator "
+      "reserved bytes and fragmentation, and lower bounds for any order.");
+  command->add_option("graph", options->graph_path, "Graph file (.json or .json.gz)")
+      ->required();
+  command->add_flag("--json", options->json, "Print one JSON object instead of text");
+  command->callback([options, &exit_code] { exit_code = RunSimulate(*options); });
+}
+
+}  // namespace olla::cli

@@ -1,0 +1,28 @@
+// Byte counts: 64-bit signed arithmetic that reports overflow, and human-readable
+// formatting. Every size in olla is an int64_t number of bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace olla {
+
+// a + b, or nullopt when the sum does not fit in int64_t.
+inline std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+  return sum;
+}
+
+// "62914560 B (60.0 MiB)"-style text: exact bytes, then binary units to one decimal.
+std::string FormatBytes(int64_t bytes);
+
+// Binary units only ("60.0 MiB", "512 B").
+std::string FormatBinaryUnits(int64_t bytes);
+
+// value / reference as a percentage with one decimal ("12.5%"); "n/a" when reference
+// is zero.
+std::string FormatPercent(double value, double reference);
+
+}  // namespace olla

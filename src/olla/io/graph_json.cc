@@ -1,0 +1,269 @@
+#include "olla/io/graph_json.h"
+
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "olla/io/file.h"
+#include "olla/io/json_object.h"
+#include "olla/io/json_text.h"
+
+namespace olla {
+namespace {
+
+constexpr std::pair<const char*, Phase> kPhases[] = {
+    {"forward", Phase::kForward},
+    {"backward", Phase::kBackward},
+    {"optimizer", Phase::kOptimizer},
+};
+constexpr std::pair<const char*, BufferKind> kKinds[] = {
+    {"activation", BufferKind::kActivation},
+    {"gradient", BufferKind::kGradient},
+    {"parameter", BufferKind::kParameter},
+    {"optimizer_state", BufferKind::kOptimizerState},
+    {"buffer", BufferKind::kBuffer},
+    {"input", BufferKind::kInput},
+    {"other", BufferKind::kOther},
+};
+
+// Looks `name` up in a table of (name, value) pairs; records an error listing the
+// allowed names when it is not there.
+template <typename T, size_t N>
+T Lookup(const std::pair<const char*, T> (&table)[N], const std::string& name, T fallback,
+         JsonObject& object, std::string_view key) {
+  std::string allowed;
+  for (const auto& [text, value] : table) {
+    if (name == text) return value;
+    allowed += allowed.empty() ? text : std::string(", ") + text;
+  }
+  object.Fail(object.PathOf(key), fmt::format("unknown value '{}' (expected one of: {})",
+                                              name, allowed));
+  return fallback;
+}
+
+// Maps the ids written in the file to dense indices, rejecting duplicates.
+class IdMap {
+ public:
+  IdMap(const char* what, const char* array) : what_(what), array_(array) {}
+
+  Status Add(int64_t file_id, int32_t index, const std::string& path) {
+    if (file_id < 0) return InvalidInput(fmt::format("{}: negative {} id {}", path, what_, file_id));
+    auto [it, inserted] = index_.emplace(file_id, index);
+    if (!inserted) {
+      return InvalidInput(fmt::format("{}: duplicate {} id {} (also at {}[{}])", path, what_,
+                                      file_id, array_, it->second));
+    }
+    return OkStatus();
+  }
+
+  // The index of `file_id`, or an error naming `path` when there is none.
+  StatusOr<int32_t> Find(int64_t file_id, const std::string& path) const {
+    auto it = index_.find(file_id);
+    if (it == index_.end()) return InvalidInput(fmt::format("{}: no {} with id {}", path, what_, file_id));
+    return it->second;
+  }
+
+  void Reserve(size_t n) { index_.reserve(n); }
+
+ private:
+  const char* what_;
+  const char* array_;
+  std::unordered_map<int64_t, int32_t> index_;
+};
+
+// Reads an array of ids at `path` and maps each through `ids`.
+template <typename IdType>
+Status ReadIdList(const nlohmann::json* array, const std::string& path, const IdMap& ids,
+                  std::vector<IdType>& out) {
+  if (array == nullptr) return OkStatus();
+  out.reserve(array->size());
+  Status status;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const std::string element_path = fmt::format("{}[{}]", path, i);
+    const std::optional<int64_t> file_id = ReadIntElement((*array)[i], element_path, status);
+    if (!file_id) return status;
+    OLLA_ASSIGN_OR_RETURN(const int32_t index, ids.Find(*file_id, element_path));
+    out.push_back(IdType(index));
+  }
+  return OkStatus();
+}
+
+StatusOr<std::vector<Buffer>> ReadBuffers(const nlohmann::json& array, IdMap& ids) {
+  std::vector<Buffer> buffers(array.size());
+  ids.Reserve(array.size());
+  for (size_t i = 0; i < array.size(); ++i) {
+    JsonObject object(array[i], fmt::format("buffers[{}]", i));
+    Buffer& buffer = buffers[i];
+    buffer.file_id = object.Int("id");
+    buffer.name = object.String("name", "");
+    buffer.size = object.Int("size");
+    buffer.kind = Lookup(kKinds, object.String("kind", "activation"), BufferKind::kActivation,
+                         object, "kind");
+    buffer.persistent = object.Bool("persistent", false);
+    buffer.output = object.Bool("output", false);
+    buffer.dtype = object.String("dtype", "");
+    if (const nlohmann::json* shape = object.OptionalArray("shape")) {
+      Status status;
+      for (size_t d = 0; d < shape->size() && status.ok(); ++d) {
+        const auto dim = ReadIntElement((*shape)[d], fmt::format("{}.shape[{}]", object.path(), d), status);
+        if (dim) buffer.shape.push_back(*dim);
+      }
+      OLLA_RETURN_IF_ERROR(status);
+    }
+    object.Ignore("metadata");
+    OLLA_RETURN_IF_ERROR(object.Finish());
+    if (buffer.size < 0) {
+      return InvalidInput(fmt::format("{}.size: negative size {}", object.path(), buffer.size));
+    }
+    OLLA_RETURN_IF_ERROR(ids.Add(buffer.file_id, static_cast<int32_t>(i), object.PathOf("id")));
+  }
+  return buffers;
+}
+
+StatusOr<std::vector<Op>> ReadOps(const nlohmann::json& array, const IdMap& buffer_ids,
+                                  IdMap& op_ids) {
+  std::vector<Op> ops(array.size());
+  op_ids.Reserve(array.size());
+  for (size_t i = 0; i < array.size(); ++i) {
+    JsonObject object(array[i], fmt::format("ops[{}]", i));
+    Op& op = ops[i];
+    op.file_id = object.Int("id");
+    op.name = object.String("name", "");
+    op.type = object.String("type", "");
+    op.phase = Lookup(kPhases, object.String("phase", "forward"), Phase::kForward, object,
+                      "phase");
+    op.workspace = object.Int("workspace", 0);
+    const nlohmann::json* allocates = object.OptionalArray("allocates");
+    const nlohmann::json* uses = object.OptionalArray("uses");
+    object.Ignore("metadata");
+    OLLA_RETURN_IF_ERROR(object.Finish());
+    if (op.workspace < 0) {
+      return InvalidInput(fmt::format("{}.workspace: negative size {}", object.path(), op.workspace));
+    }
+    OLLA_RETURN_IF_ERROR(op_ids.Add(op.file_id, static_cast<int32_t>(i), object.PathOf("id")));
+    OLLA_RETURN_IF_ERROR(ReadIdList(allocates, object.PathOf("allocates"), buffer_ids, op.allocates));
+    OLLA_RETURN_IF_ERROR(ReadIdList(uses, object.PathOf("uses"), buffer_ids, op.uses));
+  }
+  return ops;
+}
+
+StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const nlohmann::json* array,
+                                                     const IdMap& op_ids) {
+  std::vector<PrecedenceEdge> edges;
+  if (array == nullptr) return edges;
+  edges.reserve(array->size());
+  for (size_t i = 0; i < array->size(); ++i) {
+    const std::string path = fmt::format("precedence[{}]", i);
+    const nlohmann::json& pair = (*array)[i];
+    if (!pair.is_array() || pair.size() != 2) {
+      return InvalidInput(path + ": expected a pair [before, after] of op ids, got " +
+                          (pair.is_array() ? fmt::format("{} elements", pair.size())
+                                           : JsonTypeName(pair)));
+    }
+    std::vector<OpId> ends;
+    OLLA_RETURN_IF_ERROR(ReadIdList(&pair, path, op_ids, ends));
+    edges.push_back({ends[0], ends[1]});
+  }
+  return edges;
+}
+
+}  // namespace
+
+StatusOr<Graph> ParseGraph(std::string_view json_text) {
+  OLLA_ASSIGN_OR_RETURN(const nlohmann::json document, ParseJsonText(json_text));
+  JsonObject top(document, "");
+  if (top.Has("format")) {
+    const std::string format = top.String("format");
+    if (top.ok() && format != "olla.graph") {
+      top.Fail("format", fmt::format("expected \"olla.graph\", got \"{}\"", format));
+    }
+  }
+  const int64_t version = top.Int("version");
+  if (top.ok() && version != kGraphFormatVersion) {
+    top.Fail("version", fmt::format("unsupported graph format version {} (this olla reads "
+                                    "version {})",
+                                    version, kGraphFormatVersion));
+  }
+  std::string name = top.String("name", "");
+  const nlohmann::json* buffers_json = top.Array("buffers");
+  const nlohmann::json* ops_json = top.Array("ops");
+  const nlohmann::json* precedence_json = top.OptionalArray("precedence");
+  top.Ignore("metadata");
+  OLLA_RETURN_IF_ERROR(top.Finish());
+
+  IdMap buffer_ids("buffer", "buffers");
+  IdMap op_ids("op", "ops");
+  OLLA_ASSIGN_OR_RETURN(std::vector<Buffer> buffers, ReadBuffers(*buffers_json, buffer_ids));
+  OLLA_ASSIGN_OR_RETURN(std::vector<Op> ops, ReadOps(*ops_json, buffer_ids, op_ids));
+  OLLA_ASSIGN_OR_RETURN(std::vector<PrecedenceEdge> edges,
+                        ReadPrecedence(precedence_json, op_ids));
+  return Graph::Create(std::move(name), std::move(buffers), std::move(ops), std::move(edges));
+}
+
+StatusOr<Graph> LoadGraph(const std::string& path) {
+  OLLA_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  StatusOr<Graph> graph = ParseGraph(text);
+  if (!graph.ok()) return graph.status().WithContext(path);
+  return graph;
+}
+
+std::string GraphToJson(const Graph& graph) {
+  std::string out;
+  out.reserve(static_cast<size_t>(graph.num_ops() + graph.num_buffers()) * 96);
+  auto append_ids = [&](const auto& ids, auto file_id_of) {
+    out += '[';
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += std::to_string(file_id_of(ids[i]));
+    }
+    out += ']';
+  };
+  out += fmt::format("{{\n  \"format\": \"olla.graph\",\n  \"version\": {},\n  \"name\": {},\n",
+                     kGraphFormatVersion, JsonQuote(graph.name()));
+  out += "  \"buffers\": [";
+  for (int32_t b = 0; b < graph.num_buffers(); ++b) {
+    const Buffer& buffer = graph.buffer(BufferId(b));
+    out += b == 0 ? "\n    " : ",\n    ";
+    out += fmt::format("{{\"id\": {}, \"name\": {}, \"size\": {}, \"kind\": \"{}\"", buffer.file_id,
+                       JsonQuote(buffer.name), buffer.size, BufferKindName(buffer.kind));
+    if (buffer.persistent) out += ", \"persistent\": true";
+    if (buffer.output) out += ", \"output\": true";
+    if (!buffer.shape.empty()) {
+      out += ", \"shape\": ";
+      append_ids(buffer.shape, [](int64_t d) { return d; });
+    }
+    if (!buffer.dtype.empty()) out += ", \"dtype\": " + JsonQuote(buffer.dtype);
+    out += '}';
+  }
+  out += "\n  ],\n  \"ops\": [";
+  auto buffer_file_id = [&](BufferId id) { return graph.buffer(id).file_id; };
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    const Op& op = graph.op(OpId(o));
+    out += o == 0 ? "\n    " : ",\n    ";
+    out += fmt::format("{{\"id\": {}, \"name\": {}, \"type\": {}, \"phase\": \"{}\"", op.file_id,
+                       JsonQuote(op.name), JsonQuote(op.type), PhaseName(op.phase));
+    out += ", \"allocates\": ";
+    append_ids(op.allocates, buffer_file_id);
+    out += ", \"uses\": ";
+    append_ids(op.uses, buffer_file_id);
+    if (op.workspace != 0) out += fmt::format(", \"workspace\": {}", op.workspace);
+    out += '}';
+  }
+  out += "\n  ],\n  \"precedence\": [";
+  const auto& edges = graph.explicit_edges();
+  for (size_t i = 0; i < edges.size(); ++i) {
+    out += i == 0 ? "\n    " : ",\n    ";
+    out += fmt::format("[{}, {}]", graph.op(edges[i].before).file_id,
+                       graph.op(edges[i].after).file_id);
+  }
+  out += edges.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+Status SaveGraph(const Graph& graph, const std::string& path) {
+  return WriteFile(path, GraphToJson(graph));
+}
+
+}  // namespace olla

@@ -1,0 +1,168 @@
+#include "olla/io/json_object.h"
+
+#include <fmt/format.h>
+
+namespace olla {
+
+std::string JsonTypeName(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::null:
+      return "null";
+    case nlohmann::json::value_t::boolean:
+      return "a boolean";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+      return "an integer";
+    case nlohmann::json::value_t::number_float:
+      return "a fractional number";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    default:
+      return "an unsupported value";
+  }
+}
+
+std::optional<int64_t> ReadIntElement(const nlohmann::json& value, const std::string& path,
+                                      Status& status) {
+  if (value.is_number_integer()) {
+    // nlohmann stores integers above INT64_MAX as unsigned.
+    if (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t{INT64_MAX}) {
+      status = InvalidInput(path + ": integer does not fit in 64 bits");
+      return std::nullopt;
+    }
+    return value.get<int64_t>();
+  }
+  if (value.is_number_float()) {
+    status = InvalidInput(fmt::format("{}: expected an integer, got {} (too large or "
+                                      "fractional)",
+                                      path, value.dump()));
+  } else {
+    status = InvalidInput(path + ": expected an integer, got " + JsonTypeName(value));
+  }
+  return std::nullopt;
+}
+
+JsonObject::JsonObject(const nlohmann::json& value, std::string path)
+    : path_(std::move(path)) {
+  if (value.is_object()) {
+    object_ = &value;
+  } else {
+    status_ = InvalidInput(fmt::format("{}: expected an object, got {}",
+                                       path_.empty() ? "top level" : path_,
+                                       JsonTypeName(value)));
+  }
+}
+
+std::string JsonObject::PathOf(std::string_view key) const {
+  return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+}
+
+void JsonObject::Fail(const std::string& path, const std::string& message) {
+  if (status_.ok()) status_ = InvalidInput((path.empty() ? path_ : path) + ": " + message);
+}
+
+bool JsonObject::Has(std::string_view key) const {
+  return object_ != nullptr && object_->find(key) != object_->end();
+}
+
+const nlohmann::json* JsonObject::Find(std::string_view key) {
+  if (object_ == nullptr) return nullptr;
+  read_.emplace(key);
+  auto it = object_->find(key);
+  return it == object_->end() ? nullptr : &*it;
+}
+
+const nlohmann::json* JsonObject::Required(std::string_view key) {
+  const nlohmann::json* value = Find(key);
+  if (value == nullptr && ok()) {
+    Fail(path_.empty() ? std::string(key) : path_,
+         fmt::format("missing required field '{}'", key));
+  }
+  return value;
+}
+
+int64_t JsonObject::Int(std::string_view key) {
+  const nlohmann::json* value = Required(key);
+  if (value == nullptr || !ok()) return 0;
+  return ReadIntElement(*value, PathOf(key), status_).value_or(0);
+}
+
+int64_t JsonObject::Int(std::string_view key, int64_t fallback) {
+  const nlohmann::json* value = Find(key);
+  if (value == nullptr || !ok()) return fallback;
+  return ReadIntElement(*value, PathOf(key), status_).value_or(fallback);
+}
+
+std::string JsonObject::String(std::string_view key) {
+  const nlohmann::json* value = Required(key);
+  if (value == nullptr || !ok()) return "";
+  if (!value->is_string()) {
+    Fail(PathOf(key), "expected a string, got " + JsonTypeName(*value));
+    return "";
+  }
+  return value->get<std::string>();
+}
+
+std::string JsonObject::String(std::string_view key, std::string fallback) {
+  if (!Has(key)) {
+    Find(key);
+    return fallback;
+  }
+  return String(key);
+}
+
+bool JsonObject::Bool(std::string_view key, bool fallback) {
+  const nlohmann::json* value = Find(key);
+  if (value == nullptr || !ok()) return fallback;
+  if (!value->is_boolean()) {
+    Fail(PathOf(key), "expected true or false, got " + JsonTypeName(*value));
+    return fallback;
+  }
+  return value->get<bool>();
+}
+
+const nlohmann::json* JsonObject::Array(std::string_view key) {
+  const nlohmann::json* value = Required(key);
+  if (value == nullptr || !ok()) return nullptr;
+  if (!value->is_array()) {
+    Fail(PathOf(key), "expected an array, got " + JsonTypeName(*value));
+    return nullptr;
+  }
+  return value;
+}
+
+const nlohmann::json* JsonObject::OptionalArray(std::string_view key) {
+  if (!Has(key)) {
+    Find(key);
+    return nullptr;
+  }
+  return Array(key);
+}
+
+const nlohmann::json* JsonObject::OptionalObject(std::string_view key) {
+  const nlohmann::json* value = Find(key);
+  if (value == nullptr || !ok()) return nullptr;
+  if (!value->is_object()) {
+    Fail(PathOf(key), "expected an object, got " + JsonTypeName(*value));
+    return nullptr;
+  }
+  return value;
+}
+
+Status JsonObject::Finish() {
+  if (ok() && object_ != nullptr) {
+    for (const auto& [key, value] : object_->items()) {
+      if (read_.find(key) == read_.end()) {
+        Fail(PathOf(key), "unknown field");
+        break;
+      }
+    }
+  }
+  return status_;
+}
+
+}  // namespace olla

@@ -1,0 +1,67 @@
+// JsonObject: typed, strict reading of one JSON object, with errors that name the JSON
+// path ("ops[3].allocates[1]: expected an integer, got a string").
+//
+// It keeps the first error and returns defaults after it, so a reader can read every
+// field in a straight line and check status() once. Finish() rejects fields that were
+// never read: a misspelt optional field ("persistant") must not be ignored silently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "olla/core/status.h"
+
+namespace olla {
+
+// "a string", "an integer", ... for messages.
+std::string JsonTypeName(const nlohmann::json& value);
+
+class JsonObject {
+ public:
+  JsonObject(const nlohmann::json& value, std::string path);
+
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  const std::string& path() const { return path_; }
+
+  bool Has(std::string_view key) const;
+  int64_t Int(std::string_view key);  // Required.
+  int64_t Int(std::string_view key, int64_t fallback);
+  std::string String(std::string_view key);  // Required.
+  std::string String(std::string_view key, std::string fallback);
+  bool Bool(std::string_view key, bool fallback);
+  // Required array (nullptr after an error); optional array (nullptr when absent).
+  const nlohmann::json* Array(std::string_view key);
+  const nlohmann::json* OptionalArray(std::string_view key);
+  const nlohmann::json* OptionalObject(std::string_view key);
+  // Marks a field as known without reading it (free-form metadata).
+  void Ignore(std::string_view key) { Find(key); }
+
+  // Records an error at `path` (path of this object when empty) unless one is kept.
+  void Fail(const std::string& path, const std::string& message);
+  // Rejects fields no call above has read. Returns status().
+  Status Finish();
+
+  std::string PathOf(std::string_view key) const;
+
+ private:
+  const nlohmann::json* Find(std::string_view key);
+  const nlohmann::json* Required(std::string_view key);
+
+  const nlohmann::json* object_ = nullptr;
+  std::string path_;
+  std::set<std::string, std::less<>> read_;
+  Status status_;
+};
+
+// Reads an integer element of an array (path like "ops[3].uses[1]").
+std::optional<int64_t> ReadIntElement(const nlohmann::json& value, const std::string& path,
+                                      Status& status);
+
+}  // namespace olla

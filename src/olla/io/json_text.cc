@@ -1,0 +1,24 @@
+#include "olla/io/json_text.h"
+
+#include <string>
+
+namespace olla {
+
+StatusOr<nlohmann::json> ParseJsonText(std::string_view text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    // what() is "[json.exception.parse_error.101] parse error at line 3, column 5: ...";
+    // keep the part after the bracketed tag.
+    std::string message = error.what();
+    const size_t tag_end = message.find("] ");
+    if (tag_end != std::string::npos) message = message.substr(tag_end + 2);
+    return InvalidInput("malformed JSON: " + message);
+  }
+}
+
+std::string JsonQuote(std::string_view text) { 
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace olla

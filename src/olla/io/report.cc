@@ -1,0 +1,91 @@
+#include "olla/io/report.h"
+
+#include <fmt/format.h>
+
+#include "olla/core/bytes.h"
+
+namespace olla {
+
+std::string EagerReportText(const Graph& graph, const EagerReport& r) {
+  const AllocatorReplay& a = r.allocator;
+  const LowerBounds& b = r.bounds;
+  std::string out;
+  out += fmt::format("graph             {}\n", r.graph_name.empty() ? "(unnamed)" : r.graph_name);
+  out += fmt::format("ops               {} ({} precedence edges, critical path {} ops)\n", r.ops,
+                     r.edges, r.critical_path_length);
+  out += fmt::format("buffers           {} ({} persistent, {})\n", r.buffers,
+                     r.persistent_buffers, FormatBytes(r.persistent_bytes));
+  out += fmt::format("eager peak        {} at step {}, {}\n", FormatBytes(r.peak_live_bytes),
+                     r.peak_step, graph.Describe(r.peak_op));
+  out += fmt::format("caching allocator {} reserved in {} segment{} (persistent included)\n",
+                     FormatBytes(a.reserved_peak_bytes), a.segments, a.segments == 1 ? "" : "s");
+  out += fmt::format("                  {} allocated at most: {} fragmentation\n",
+                     FormatBytes(a.peak_allocated_bytes), FormatPercent(a.fragmentation(), 1.0));
+  out += fmt::format("lower bound       {}\n", FormatBytes(b.best()));
+  out += fmt::format("  forced live     {} at {}\n", FormatBytes(b.forced_live_bytes),
+                     graph.Describe(b.forced_live_op));
+  out += fmt::format("  single op       {} at {}\n", FormatBytes(b.single_op_bytes),
+                     graph.Describe(b.single_op));
+  out += fmt::format("eager vs bound    eager peak is {} above the lower bound\n",
+                     FormatPercent(static_cast<double>(r.peak_live_bytes - b.best()),
+                                   static_cast<double>(b.best())));
+  return out;
+}
+
+nlohmann::ordered_json EagerReportJson(const Graph& graph, const EagerReport& r) {
+  nlohmann::ordered_json json;
+  json["graph"] = r.graph_name;
+  json["ops"] = r.ops;
+  json["buffers"] = r.buffers;
+  json["edges"] = r.edges;
+  json["critical_path_length"] = r.critical_path_length;
+  json["persistent_buffers"] = r.persistent_buffers;
+  json["persistent_bytes"] = r.persistent_bytes;
+  json["eager_peak_live_bytes"] = r.peak_live_bytes;
+  json["eager_peak_step"] = r.peak_step;
+  json["eager_peak_op"] = graph.op(r.peak_op).file_id;
+  json["eager_reserved_bytes"] = r.allocator.reserved_peak_bytes;
+  json["eager_allocated_at_reserved_peak_bytes"] = r.allocator.allocated_at_peak_bytes;
+  json["eager_peak_allocated_bytes"] = r.allocator.peak_allocated_bytes;
+  json["eager_fragmentation"] = r.allocator.fragmentation();
+  json["eager_segments"] = r.allocator.segments;
+  json["single_op_bound_bytes"] = r.bounds.single_op_bytes;
+  json["single_op_bound_op"] = graph.op(r.bounds.single_op).file_id;
+  json["forced_live_bound_bytes"] = r.bounds.forced_live_bytes;
+  json["forced_live_bound_op"] = graph.op(r.bounds.forced_live_op).file_id;
+  json["lower_bound_bytes"] = r.bounds.best();
+  return json;
+}
+
+std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck& check) {
+  if (!check.valid) return "invalid plan: " + check.error + "\n";
+  std::string out = fmt::format(
+      "valid plan        order of {} ops honours every dependency\n"
+      "peak live         {}\n",
+      graph.num_ops(), FormatBytes(check.peak_live_bytes));
+  if (plan.has_placement()) {
+    out += fmt::format("arena             {} used of {} declared, alignment {}\n",
+                       FormatBytes(check.arena_bytes), FormatBytes(plan.arena_bytes),
+                       plan.alignment);
+    out += fmt::format("fragmentation     {} above peak live bytes\n",
+                       FormatPercent(static_cast<double>(check.arena_bytes - check.peak_live_bytes),
+                                     static_cast<double>(check.peak_live_bytes)));
+  } else {
+    out += "arena             none: the plan is an order only\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json PlanCheckJson(const Plan& plan, const PlanCheck& check) {
+  nlohmann::ordered_json json;
+  json["valid"] = check.valid;
+  json["peak_live_bytes"] = check.peak_live_bytes;
+  json["placed"] = plan.has_placement();
+  json["arena_bytes"] = check.arena_bytes;
+  json["declared_arena_bytes"] = plan.arena_bytes;
+  json["alignment"] = plan.alignment;
+  if (!check.valid) json["error"] = check.error;
+  return json;
+}
+
+}  // namespace olla

@@ -1,0 +1,23 @@
+// Reports: the text a person reads and the JSON a program reads, for each result type.
+// Text is stable (golden-tested); JSON keys are documented in README.md and never
+// renamed. Bytes are integers in JSON; text shows exact bytes and binary units.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "olla/graph/graph.h"
+#include "olla/plan/plan.h"
+#include "olla/simulation/eager_report.h"
+#include "olla/simulation/plan_checker.h"
+
+namespace olla {
+
+std::string EagerReportText(const Graph& graph, const EagerReport& report);
+nlohmann::ordered_json EagerReportJson(const Graph& graph, const EagerReport& report);
+
+std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck& check);
+nlohmann::ordered_json PlanCheckJson(const Plan& plan, const PlanCheck& check);
+
+}  // namespace olla

@@ -1,0 +1,39 @@
+// Plan: what olla hands to a framework. The order to run the ops in and, when the plan
+// places memory, a fixed offset for every non-persistent buffer inside one arena.
+//
+// A Plan is only a claim: simulation/plan_checker.h decides whether it is valid.
+// An order-only plan (no offsets) is what a scheduler alone produces.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "olla/graph/order.h"
+
+namespace olla {
+
+// Where a plan came from, written into the plan file for the record.
+struct Provenance {
+  std::string olla_version;
+  std::string method;
+  std::vector<std::pair<std::string, std::string>> options;  // In a stable order.
+  std::optional<int64_t> lower_bound_bytes;  // Proven lower bound on peak live bytes.
+  std::optional<int64_t> peak_live_bytes;    // The peak the producer measured.
+};
+
+struct Plan {
+  Order order;
+  // offsets[buffer]: the byte offset in the arena; nullopt for persistent buffers.
+  // Empty when the plan is an order only.
+  std::vector<std::optional<int64_t>> offsets;
+  int64_t arena_bytes = 0;
+  int64_t alignment = 1;  // Every offset is a multiple of it.
+  Provenance provenance;
+
+  bool has_placement() const { return !offsets.empty(); }
+};
+
+}  // namespace olla
