@@ -4,9 +4,9 @@
 
 namespace olla {
 
-Reachability::Reachability(const Graph& graph) : graph_(&graph) {
+Reachability::Reachability(const Graph& graph, int32_t max_matrix_ops) : graph_(&graph) {
   const int32_t n = graph.num_ops();
-  if (n > kMaxMatrixOps) {
+  if (n > max_matrix_ops) {
     visited_epoch_.assign(static_cast<size_t>(n), 0);
     return;
   }

@@ -24,7 +24,8 @@ class Reachability {
  public:
   static constexpr int32_t kMaxMatrixOps = 16384;
 
-  explicit Reachability(const Graph& graph);
+  // Holds the closure as a matrix when the graph has at most `max_matrix_ops` ops.
+  explicit Reachability(const Graph& graph, int32_t max_matrix_ops = kMaxMatrixOps);
 
   // True when `to` is `from` or a descendant of it. Not thread-safe above
   // kMaxMatrixOps (the search reuses scratch space).

@@ -140,7 +140,7 @@ StatusOr<std::vector<Op>> ReadOps(const nlohmann::json& array, const IdMap& buff
     object.Ignore("metadata");
     OLLA_RETURN_IF_ERROR(object.Finish());
     if (op.workspace < 0) {
-      return InvalidInput(fmt::format("{}.workspace: negative size {}", object.path(), op.workspace));
+      return InvalidInput(fmt::format("{}.workspace: negative workspace {}", object.path(), op.workspace));
     }
     OLLA_RETURN_IF_ERROR(op_ids.Add(op.file_id, static_cast<int32_t>(i), object.PathOf("id")));
     OLLA_RETURN_IF_ERROR(ReadIdList(allocates, object.PathOf("allocates"), buffer_ids, op.allocates));

@@ -79,8 +79,7 @@ const nlohmann::json* JsonObject::Find(std::string_view key) {
 const nlohmann::json* JsonObject::Required(std::string_view key) {
   const nlohmann::json* value = Find(key);
   if (value == nullptr && ok()) {
-    Fail(path_.empty() ? std::string(key) : path_,
-         fmt::format("missing required field '{}'", key));
+    Fail(path_.empty() ? "top level" : path_, fmt::format("missing required field '{}'", key));
   }
   return value;
 }

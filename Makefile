@@ -1,0 +1,48 @@
+# olla: the two commands of README.md, and the steps they are made of.
+#   make demo   install dependencies, build, and plan the bundled OLLA Figure 3 example
+#   make test   install dependencies, build, and run every test (ctest, ASan+UBSan ctest,
+#               pytest)
+MAKEFLAGS += --no-print-directory
+BUILD ?= build
+SANITIZE_BUILD ?= build-sanitize
+JOBS ?= $(shell nproc)
+PYTHON ?= /usr/bin/python3
+OLLA = $(BUILD)/bin/olla
+
+.PHONY: all deps build demo test test-cpp test-sanitize test-python bench format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(OLLA)
+
+test: test-cpp test-sanitize test-python
+
+test-cpp: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-sanitize: deps
+	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DOLLA_SANITIZE=ON \
+	  -DOLLA_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
+
+# pytest exits 5 when it collects no test; that is not a failure of the suite.
+test-python: build
+	OLLA_BINARY=$(abspath $(OLLA)) $(PYTHON) -m pytest -q tests/python || [ $$? -eq 5 ]
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(SANITIZE_BUILD)

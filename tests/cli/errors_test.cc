@@ -1,0 +1,49 @@
+// Every bad input in tests/errors is rejected with exit code 1 and exactly the one line
+// its .expected file holds (line 1: the exit code; line 2: stderr). Graph cases are
+// loaded by `olla simulate`; plan cases are checked against examples/figure3.json.
+#include <gtest/gtest.h>
+
+#include "run_olla.h"
+
+namespace olla::testing {
+namespace {
+
+struct ErrorCase {
+  std::string input;  // Path relative to the source directory.
+  std::string command;
+};
+
+std::vector<ErrorCase> AllCases() {
+  std::vector<ErrorCase> cases;
+  for (const std::string& graph : FilesEndingWith("tests/errors/graph", ".json")) {
+    cases.push_back({graph, "simulate " + graph});
+  }
+  for (const std::string& plan : FilesEndingWith("tests/errors/plan", ".json")) {
+    cases.push_back({plan, "check examples/figure3.json " + plan});
+  }
+  return cases;
+}
+
+class ErrorCaseTest : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ErrorCaseTest, RejectedWithOneClearLine) {
+  const ErrorCase& error_case = GetParam();
+  const CliResult result = RunOlla(error_case.command);
+  const std::string actual = std::to_string(result.exit_code) + "\n" + result.err;
+  const std::string expected_path =
+      SourcePath(error_case.input.substr(0, error_case.input.size() - 5) + ".expected");
+  if (UpdateGolden()) WriteText(expected_path, actual);
+  EXPECT_EQ(actual, ReadText(expected_path)) << "olla " << error_case.command;
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  EXPECT_EQ(result.out, "");
+}
+
+std::string NameOf(const ::testing::TestParamInfo<ErrorCase>& case_info) {
+  return CaseName(case_info.param.input, "tests/errors");
+}
+
+INSTANTIATE_TEST_SUITE_P(Errors, ErrorCaseTest, ::testing::ValuesIn(AllCases()), NameOf);
+
+}  // namespace
+}  // namespace olla::testing

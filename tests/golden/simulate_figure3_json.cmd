@@ -1,0 +1,1 @@
+simulate examples/figure3.json --json

@@ -1,0 +1,1 @@
+simulate examples/mlp_sgd.json

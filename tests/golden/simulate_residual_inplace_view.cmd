@@ -1,0 +1,1 @@
+simulate examples/residual_inplace_view.json
