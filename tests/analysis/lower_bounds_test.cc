@@ -69,7 +69,7 @@ TEST(LowerBoundsTest, NeverExceedTheBruteForceOptimum) {
 
 TEST(LowerBoundsTest, BlocksCoverGraphsLargerThanOneBlock) {
   TrainingLikeOptions options;
-  options.layers = 100;  // 301 ops: five blocks of 64.
+  options.layers = 300;  // 901 ops: four blocks of 256.
   const Graph graph = TrainingLikeGraph(options);
   const LowerBounds bounds = ComputeLowerBounds(graph);
   const MemoryTimeline eager = ComputeTimeline(graph, EagerOrder(graph),

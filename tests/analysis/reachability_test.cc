@@ -37,18 +37,18 @@ TEST(ReachabilityTest, MatrixAndSearchMatchReference) {
 }
 
 TEST(ReachabilityTest, BlockSweepMatchesReference) {
-  const Graph graph = RandomGraph(7, 150);
+  const Graph graph = RandomGraph(7, 300);
   const auto reference = testing::ReferenceReachability(graph);
   ReachBlock block;
-  for (int32_t first : {0, 64, 128}) {
-    const int32_t count = std::min(64, graph.num_ops() - first);
+  for (int32_t first : {0, 100, 256}) {
+    const int32_t count = std::min(TargetMask::kBits, graph.num_ops() - first);
     SweepReachBlock(graph, first, count, block);
     for (int32_t x = 0; x < graph.num_ops(); ++x) {
       for (int32_t i = 0; i < count; ++i) {
         const auto t = static_cast<size_t>(first + i);
         const auto ux = static_cast<size_t>(x);
-        EXPECT_EQ((block.reaches_target[ux] >> i) & 1, reference[ux][t] ? 1u : 0u);
-        EXPECT_EQ((block.reached_from_target[ux] >> i) & 1, reference[t][ux] ? 1u : 0u);
+        ASSERT_EQ(block.reaches_target[ux].Test(i), reference[ux][t]) << x << " " << t;
+        ASSERT_EQ(block.reached_from_target[ux].Test(i), reference[t][ux]) << x << " " << t;
       }
     }
   }

@@ -5,7 +5,7 @@
 namespace olla {
 namespace {
 
-using nlohmann::json;
+using json = JsonValue;
 
 TEST(JsonObjectTest, ReadsTypedFieldsWithDefaults) {
   const json value = json::parse(R"({"id": 3, "name": "x", "flag": true, "list": [1]})");

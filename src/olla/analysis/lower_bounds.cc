@@ -52,22 +52,26 @@ std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
   }
 
   ReachBlock block;
-  for (int32_t first = 0; first < n; first += 64) {
-    const int32_t count = std::min(64, n - first);
+  for (int32_t first = 0; first < n; first += TargetMask::kBits) {
+    const int32_t count = std::min(TargetMask::kBits, n - first);
     SweepReachBlock(graph, first, count, block);
-    const uint64_t all = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+    const TargetMask all = TargetMask::FirstBits(count);
     for (const Candidate& c : candidates) {
       if (c.first >= first + count || c.last < first) continue;
       const Buffer& buffer = graph.buffer(c.id);
       const OpId producer = graph.producer(c.id);
       // Targets at or after the allocation...
-      uint64_t allocated = producer.valid() ? block.reaches_target[producer.index()] : all;
+      const TargetMask allocated =
+          producer.valid() ? block.reaches_target[producer.index()] : all;
       // ...and at or before a use (or anywhere, for outputs).
-      uint64_t needed = buffer.output ? all : 0;
+      TargetMask needed = buffer.output ? all : TargetMask();
       if (producer.valid()) needed |= block.SelfBit(producer);
       for (OpId user : graph.users(c.id)) needed |= block.reached_from_target[user.index()];
-      for (uint64_t mask = allocated & needed; mask != 0; mask &= mask - 1) {
-        forced[static_cast<size_t>(first + std::countr_zero(mask))] += buffer.size;
+      const TargetMask live = allocated & needed;
+      for (int32_t w = 0; w < TargetMask::kWords; ++w) {
+        for (uint64_t bits = live.words[static_cast<size_t>(w)]; bits != 0; bits &= bits - 1) {
+          forced[static_cast<size_t>(first + 64 * w + std::countr_zero(bits))] += buffer.size;
+        }
       }
     }
   }

@@ -50,24 +50,33 @@ bool Reachability::Reaches(OpId from, OpId to) const {
   return false;
 }
 
+TargetMask TargetMask::FirstBits(int32_t count) {
+  TargetMask mask;
+  for (int32_t w = 0; w < kWords; ++w) {
+    const int32_t bits = std::clamp(count - 64 * w, 0, 64);
+    mask.words[static_cast<size_t>(w)] = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  }
+  return mask;
+}
+
 void SweepReachBlock(const Graph& graph, int32_t first, int32_t count, ReachBlock& block) {
-  OLLA_CHECK(count > 0 && count <= 64, "a reach block holds 1 to 64 targets");
+  OLLA_CHECK(count > 0 && count <= TargetMask::kBits, "a reach block holds 1 to 256 targets");
   const int32_t n = graph.num_ops();
   const int32_t last = first + count - 1;
   block.first = first;
   block.count = count;
-  block.reaches_target.assign(static_cast<size_t>(n), 0);
-  block.reached_from_target.assign(static_cast<size_t>(n), 0);
+  block.reaches_target.assign(static_cast<size_t>(n), TargetMask());
+  block.reached_from_target.assign(static_cast<size_t>(n), TargetMask());
   // Ancestors of the targets have ids <= last; descendants have ids >= first.
   for (int32_t o = last; o >= 0; --o) {
-    uint64_t mask = block.SelfBit(OpId(o));
+    TargetMask mask = block.SelfBit(OpId(o));
     for (OpId next : graph.successors(OpId(o))) {
       if (next.value() <= last) mask |= block.reaches_target[next.index()];
     }
     block.reaches_target[static_cast<size_t>(o)] = mask;
   }
   for (int32_t o = first; o < n; ++o) {
-    uint64_t mask = block.SelfBit(OpId(o));
+    TargetMask mask = block.SelfBit(OpId(o));
     for (OpId prev : graph.predecessors(OpId(o))) {
       if (prev.value() >= first) mask |= block.reached_from_target[prev.index()];
     }

@@ -7,12 +7,13 @@
 //   O(edges * ops / 64). Larger graphs keep no matrix: each query runs a depth-first
 //   search that never leaves the id range [a, b], O(ops + edges) at worst.
 // - SweepReachBlock answers bulk queries for graphs of any size: for a block of up to
-//   64 consecutive target ops, one backward and one forward sweep, O(ops + edges) and
+//   256 consecutive target ops, one backward and one forward sweep, O(ops + edges) and
 //   O(ops) memory, give every op's relation to all targets at once. Analyses that need
-//   all pairs (the forced-live lower bound) walk the ops in blocks: O(ops/64 * (ops +
+//   all pairs (the forced-live lower bound) walk the ops in blocks: O(ops/256 * (ops +
 //   edges)) time without quadratic memory.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -41,18 +42,43 @@ class Reachability {
   mutable uint32_t epoch_ = 0;
 };
 
-// Relations of every op to the targets [first, first + count), count <= 64.
+// A set of up to 256 targets of a ReachBlock, one bit each.
+struct TargetMask {
+  static constexpr int32_t kWords = 4;
+  static constexpr int32_t kBits = 64 * kWords;
+  std::array<uint64_t, kWords> words{};
+
+  TargetMask& operator|=(const TargetMask& other) {
+    for (int32_t w = 0; w < kWords; ++w) words[static_cast<size_t>(w)] |= other.words[static_cast<size_t>(w)];
+    return *this;
+  }
+  TargetMask operator&(const TargetMask& other) const {
+    TargetMask result;
+    for (int32_t w = 0; w < kWords; ++w) {
+      result.words[static_cast<size_t>(w)] = words[static_cast<size_t>(w)] & other.words[static_cast<size_t>(w)];
+    }
+    return result;
+  }
+  void Set(int32_t bit) { words[static_cast<size_t>(bit / 64)] |= uint64_t{1} << (bit % 64); }
+  bool Test(int32_t bit) const { return (words[static_cast<size_t>(bit / 64)] >> (bit % 64)) & 1; }
+  static TargetMask FirstBits(int32_t count);  // Bits 0 .. count-1.
+};
+
+// Relations of every op to the targets [first, first + count), count <= 256.
 struct ReachBlock {
   int32_t first = 0;
   int32_t count = 0;
   // Bit i of reaches_target[x]: x is first + i or one of its ancestors.
-  std::vector<uint64_t> reaches_target;
+  std::vector<TargetMask> reaches_target;
   // Bit i of reached_from_target[x]: x is first + i or one of its descendants.
-  std::vector<uint64_t> reached_from_target;
+  std::vector<TargetMask> reached_from_target;
 
-  uint64_t SelfBit(OpId op) const {
+  // The mask with only `op`'s bit, or empty when `op` is not a target.
+  TargetMask SelfBit(OpId op) const {
+    TargetMask mask;
     const int32_t i = op.value() - first;
-    return (i >= 0 && i < count) ? uint64_t{1} << i : 0;
+    if (i >= 0 && i < count) mask.Set(i);
+    return mask;
   }
 };
 

@@ -35,6 +35,9 @@ int Main(int argc, char** argv) {
                "olla");
   app.set_version_flag("--version", std::string("olla ") + Version());
   app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 success; 1 bad input or usage; 2 no plan within the given limits;\n"
+      "3 internal error. Formats: docs/graph-format.md, docs/plan-format.md.");
   int exit_code = kExitOk;
   AddSimulateCommand(app, exit_code);
   AddCheckCommand(app, exit_code);

@@ -75,7 +75,7 @@ class IdMap {
 
 // Reads an array of ids at `path` and maps each through `ids`.
 template <typename IdType>
-Status ReadIdList(const nlohmann::json* array, const std::string& path, const IdMap& ids,
+Status ReadIdList(const JsonValue* array, const std::string& path, const IdMap& ids,
                   std::vector<IdType>& out) {
   if (array == nullptr) return OkStatus();
   out.reserve(array->size());
@@ -90,7 +90,7 @@ Status ReadIdList(const nlohmann::json* array, const std::string& path, const Id
   return OkStatus();
 }
 
-StatusOr<std::vector<Buffer>> ReadBuffers(const nlohmann::json& array, IdMap& ids) {
+StatusOr<std::vector<Buffer>> ReadBuffers(const JsonValue& array, IdMap& ids) {
   std::vector<Buffer> buffers(array.size());
   ids.Reserve(array.size());
   for (size_t i = 0; i < array.size(); ++i) {
@@ -104,7 +104,7 @@ StatusOr<std::vector<Buffer>> ReadBuffers(const nlohmann::json& array, IdMap& id
     buffer.persistent = object.Bool("persistent", false);
     buffer.output = object.Bool("output", false);
     buffer.dtype = object.String("dtype", "");
-    if (const nlohmann::json* shape = object.OptionalArray("shape")) {
+    if (const JsonValue* shape = object.OptionalArray("shape")) {
       Status status;
       for (size_t d = 0; d < shape->size() && status.ok(); ++d) {
         const auto dim = ReadIntElement((*shape)[d], fmt::format("{}.shape[{}]", object.path(), d), status);
@@ -122,7 +122,7 @@ StatusOr<std::vector<Buffer>> ReadBuffers(const nlohmann::json& array, IdMap& id
   return buffers;
 }
 
-StatusOr<std::vector<Op>> ReadOps(const nlohmann::json& array, const IdMap& buffer_ids,
+StatusOr<std::vector<Op>> ReadOps(const JsonValue& array, const IdMap& buffer_ids,
                                   IdMap& op_ids) {
   std::vector<Op> ops(array.size());
   op_ids.Reserve(array.size());
@@ -135,8 +135,8 @@ StatusOr<std::vector<Op>> ReadOps(const nlohmann::json& array, const IdMap& buff
     op.phase = Lookup(kPhases, object.String("phase", "forward"), Phase::kForward, object,
                       "phase");
     op.workspace = object.Int("workspace", 0);
-    const nlohmann::json* allocates = object.OptionalArray("allocates");
-    const nlohmann::json* uses = object.OptionalArray("uses");
+    const JsonValue* allocates = object.OptionalArray("allocates");
+    const JsonValue* uses = object.OptionalArray("uses");
     object.Ignore("metadata");
     OLLA_RETURN_IF_ERROR(object.Finish());
     if (op.workspace < 0) {
@@ -149,14 +149,14 @@ StatusOr<std::vector<Op>> ReadOps(const nlohmann::json& array, const IdMap& buff
   return ops;
 }
 
-StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const nlohmann::json* array,
+StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const JsonValue* array,
                                                      const IdMap& op_ids) {
   std::vector<PrecedenceEdge> edges;
   if (array == nullptr) return edges;
   edges.reserve(array->size());
   for (size_t i = 0; i < array->size(); ++i) {
     const std::string path = fmt::format("precedence[{}]", i);
-    const nlohmann::json& pair = (*array)[i];
+    const JsonValue& pair = (*array)[i];
     if (!pair.is_array() || pair.size() != 2) {
       return InvalidInput(path + ": expected a pair [before, after] of op ids, got " +
                           (pair.is_array() ? fmt::format("{} elements", pair.size())
@@ -172,7 +172,7 @@ StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const nlohmann::json* array
 }  // namespace
 
 StatusOr<Graph> ParseGraph(std::string_view json_text) {
-  OLLA_ASSIGN_OR_RETURN(const nlohmann::json document, ParseJsonText(json_text));
+  OLLA_ASSIGN_OR_RETURN(const JsonValue document, ParseJsonText(json_text));
   JsonObject top(document, "");
   if (top.Has("format")) {
     const std::string format = top.String("format");
@@ -187,9 +187,9 @@ StatusOr<Graph> ParseGraph(std::string_view json_text) {
                                     version, kGraphFormatVersion));
   }
   std::string name = top.String("name", "");
-  const nlohmann::json* buffers_json = top.Array("buffers");
-  const nlohmann::json* ops_json = top.Array("ops");
-  const nlohmann::json* precedence_json = top.OptionalArray("precedence");
+  const JsonValue* buffers_json = top.Array("buffers");
+  const JsonValue* ops_json = top.Array("ops");
+  const JsonValue* precedence_json = top.OptionalArray("precedence");
   top.Ignore("metadata");
   OLLA_RETURN_IF_ERROR(top.Finish());
 

@@ -4,29 +4,29 @@
 
 namespace olla {
 
-std::string JsonTypeName(const nlohmann::json& value) {
+std::string JsonTypeName(const JsonValue& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::null:
+    case JsonValue::value_t::null:
       return "null";
-    case nlohmann::json::value_t::boolean:
+    case JsonValue::value_t::boolean:
       return "a boolean";
-    case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned:
+    case JsonValue::value_t::number_integer:
+    case JsonValue::value_t::number_unsigned:
       return "an integer";
-    case nlohmann::json::value_t::number_float:
+    case JsonValue::value_t::number_float:
       return "a fractional number";
-    case nlohmann::json::value_t::string:
+    case JsonValue::value_t::string:
       return "a string";
-    case nlohmann::json::value_t::array:
+    case JsonValue::value_t::array:
       return "an array";
-    case nlohmann::json::value_t::object:
+    case JsonValue::value_t::object:
       return "an object";
     default:
       return "an unsupported value";
   }
 }
 
-std::optional<int64_t> ReadIntElement(const nlohmann::json& value, const std::string& path,
+std::optional<int64_t> ReadIntElement(const JsonValue& value, const std::string& path,
                                       Status& status) {
   if (value.is_number_integer()) {
     // nlohmann stores integers above INT64_MAX as unsigned.
@@ -46,7 +46,7 @@ std::optional<int64_t> ReadIntElement(const nlohmann::json& value, const std::st
   return std::nullopt;
 }
 
-JsonObject::JsonObject(const nlohmann::json& value, std::string path)
+JsonObject::JsonObject(const JsonValue& value, std::string path)
     : path_(std::move(path)) {
   if (value.is_object()) {
     object_ = &value;
@@ -69,15 +69,15 @@ bool JsonObject::Has(std::string_view key) const {
   return object_ != nullptr && object_->find(key) != object_->end();
 }
 
-const nlohmann::json* JsonObject::Find(std::string_view key) {
+const JsonValue* JsonObject::Find(std::string_view key) {
   if (object_ == nullptr) return nullptr;
   read_.emplace(key);
   auto it = object_->find(key);
   return it == object_->end() ? nullptr : &*it;
 }
 
-const nlohmann::json* JsonObject::Required(std::string_view key) {
-  const nlohmann::json* value = Find(key);
+const JsonValue* JsonObject::Required(std::string_view key) {
+  const JsonValue* value = Find(key);
   if (value == nullptr && ok()) {
     Fail(path_.empty() ? "top level" : path_, fmt::format("missing required field '{}'", key));
   }
@@ -85,19 +85,19 @@ const nlohmann::json* JsonObject::Required(std::string_view key) {
 }
 
 int64_t JsonObject::Int(std::string_view key) {
-  const nlohmann::json* value = Required(key);
+  const JsonValue* value = Required(key);
   if (value == nullptr || !ok()) return 0;
   return ReadIntElement(*value, PathOf(key), status_).value_or(0);
 }
 
 int64_t JsonObject::Int(std::string_view key, int64_t fallback) {
-  const nlohmann::json* value = Find(key);
+  const JsonValue* value = Find(key);
   if (value == nullptr || !ok()) return fallback;
   return ReadIntElement(*value, PathOf(key), status_).value_or(fallback);
 }
 
 std::string JsonObject::String(std::string_view key) {
-  const nlohmann::json* value = Required(key);
+  const JsonValue* value = Required(key);
   if (value == nullptr || !ok()) return "";
   if (!value->is_string()) {
     Fail(PathOf(key), "expected a string, got " + JsonTypeName(*value));
@@ -115,7 +115,7 @@ std::string JsonObject::String(std::string_view key, std::string fallback) {
 }
 
 bool JsonObject::Bool(std::string_view key, bool fallback) {
-  const nlohmann::json* value = Find(key);
+  const JsonValue* value = Find(key);
   if (value == nullptr || !ok()) return fallback;
   if (!value->is_boolean()) {
     Fail(PathOf(key), "expected true or false, got " + JsonTypeName(*value));
@@ -124,8 +124,8 @@ bool JsonObject::Bool(std::string_view key, bool fallback) {
   return value->get<bool>();
 }
 
-const nlohmann::json* JsonObject::Array(std::string_view key) {
-  const nlohmann::json* value = Required(key);
+const JsonValue* JsonObject::Array(std::string_view key) {
+  const JsonValue* value = Required(key);
   if (value == nullptr || !ok()) return nullptr;
   if (!value->is_array()) {
     Fail(PathOf(key), "expected an array, got " + JsonTypeName(*value));
@@ -134,7 +134,7 @@ const nlohmann::json* JsonObject::Array(std::string_view key) {
   return value;
 }
 
-const nlohmann::json* JsonObject::OptionalArray(std::string_view key) {
+const JsonValue* JsonObject::OptionalArray(std::string_view key) {
   if (!Has(key)) {
     Find(key);
     return nullptr;
@@ -142,8 +142,8 @@ const nlohmann::json* JsonObject::OptionalArray(std::string_view key) {
   return Array(key);
 }
 
-const nlohmann::json* JsonObject::OptionalObject(std::string_view key) {
-  const nlohmann::json* value = Find(key);
+const JsonValue* JsonObject::OptionalObject(std::string_view key) {
+  const JsonValue* value = Find(key);
   if (value == nullptr || !ok()) return nullptr;
   if (!value->is_object()) {
     Fail(PathOf(key), "expected an object, got " + JsonTypeName(*value));

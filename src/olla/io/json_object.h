@@ -13,18 +13,20 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "olla/core/status.h"
+#include "olla/io/json_text.h"
 
 namespace olla {
 
 // "a string", "an integer", ... for messages.
-std::string JsonTypeName(const nlohmann::json& value);
+std::string JsonTypeName(const JsonValue& value);
 
 class JsonObject {
  public:
-  JsonObject(const nlohmann::json& value, std::string path);
+  // Keeps a pointer to `value`, which must outlive the reader.
+  JsonObject(const JsonValue& value, std::string path);
+  JsonObject(JsonValue&& value, std::string path) = delete;
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
@@ -37,9 +39,9 @@ class JsonObject {
   std::string String(std::string_view key, std::string fallback);
   bool Bool(std::string_view key, bool fallback);
   // Required array (nullptr after an error); optional array (nullptr when absent).
-  const nlohmann::json* Array(std::string_view key);
-  const nlohmann::json* OptionalArray(std::string_view key);
-  const nlohmann::json* OptionalObject(std::string_view key);
+  const JsonValue* Array(std::string_view key);
+  const JsonValue* OptionalArray(std::string_view key);
+  const JsonValue* OptionalObject(std::string_view key);
   // Marks a field as known without reading it (free-form metadata).
   void Ignore(std::string_view key) { Find(key); }
 
@@ -51,17 +53,17 @@ class JsonObject {
   std::string PathOf(std::string_view key) const;
 
  private:
-  const nlohmann::json* Find(std::string_view key);
-  const nlohmann::json* Required(std::string_view key);
+  const JsonValue* Find(std::string_view key);
+  const JsonValue* Required(std::string_view key);
 
-  const nlohmann::json* object_ = nullptr;
+  const JsonValue* object_ = nullptr;
   std::string path_;
   std::set<std::string, std::less<>> read_;
   Status status_;
 };
 
 // Reads an integer element of an array (path like "ops[3].uses[1]").
-std::optional<int64_t> ReadIntElement(const nlohmann::json& value, const std::string& path,
+std::optional<int64_t> ReadIntElement(const JsonValue& value, const std::string& path,
                                       Status& status);
 
 }  // namespace olla

@@ -4,10 +4,10 @@
 
 namespace olla {
 
-StatusOr<nlohmann::json> ParseJsonText(std::string_view text) {
+StatusOr<JsonValue> ParseJsonText(std::string_view text) {
   try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
+    return JsonValue::parse(text);
+  } catch (const JsonValue::parse_error& error) {
     // what() is "[json.exception.parse_error.101] parse error at line 3, column 5: ...";
     // keep the part after the bracketed tag.
     std::string message = error.what();
@@ -18,7 +18,7 @@ StatusOr<nlohmann::json> ParseJsonText(std::string_view text) {
 }
 
 std::string JsonQuote(std::string_view text) { 
-  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return JsonValue(text).dump(-1, ' ', false, JsonValue::error_handler_t::replace);
 }
 
 }  // namespace olla

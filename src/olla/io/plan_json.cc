@@ -21,7 +21,7 @@ std::unordered_map<int64_t, IdType> IndexByFileId(const Items& items) {
   return index;
 }
 
-Status ReadOrder(const nlohmann::json& array, const Graph& graph, Order& order) {
+Status ReadOrder(const JsonValue& array, const Graph& graph, Order& order) {
   const auto ops = IndexByFileId<OpId>(graph.ops());
   order.ops.reserve(array.size());
   Status status;
@@ -36,7 +36,7 @@ Status ReadOrder(const nlohmann::json& array, const Graph& graph, Order& order) 
   return OkStatus();
 }
 
-Status ReadOffsets(const nlohmann::json& array, const Graph& graph, Plan& plan) {
+Status ReadOffsets(const JsonValue& array, const Graph& graph, Plan& plan) {
   const auto buffers = IndexByFileId<BufferId>(graph.buffers());
   plan.offsets.assign(static_cast<size_t>(graph.num_buffers()), std::nullopt);
   for (size_t i = 0; i < array.size(); ++i) {
@@ -58,14 +58,14 @@ Status ReadOffsets(const nlohmann::json& array, const Graph& graph, Plan& plan) 
   return OkStatus();
 }
 
-Status ReadProvenance(const nlohmann::json* value, Provenance& provenance) {
+Status ReadProvenance(const JsonValue* value, Provenance& provenance) {
   if (value == nullptr) return OkStatus();
   JsonObject object(*value, "provenance");
   provenance.olla_version = object.String("olla_version", "");
   provenance.method = object.String("method", "");
   if (object.Has("lower_bound_bytes")) provenance.lower_bound_bytes = object.Int("lower_bound_bytes");
   if (object.Has("peak_live_bytes")) provenance.peak_live_bytes = object.Int("peak_live_bytes");
-  if (const nlohmann::json* options = object.OptionalObject("options")) {
+  if (const JsonValue* options = object.OptionalObject("options")) {
     for (const auto& [key, option] : options->items()) {
       provenance.options.emplace_back(key, option.is_string() ? option.get<std::string>()
                                                               : option.dump());
@@ -77,7 +77,7 @@ Status ReadProvenance(const nlohmann::json* value, Provenance& provenance) {
 }  // namespace
 
 StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph) {
-  OLLA_ASSIGN_OR_RETURN(const nlohmann::json document, ParseJsonText(json_text));
+  OLLA_ASSIGN_OR_RETURN(const JsonValue document, ParseJsonText(json_text));
   JsonObject top(document, "");
   if (top.Has("format")) {
     const std::string format = top.String("format");
@@ -92,8 +92,8 @@ StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph) {
                                     version, kPlanFormatVersion));
   }
   top.Ignore("graph");
-  const nlohmann::json* order = top.Array("order");
-  const nlohmann::json* offsets = top.OptionalArray("offsets");
+  const JsonValue* order = top.Array("order");
+  const JsonValue* offsets = top.OptionalArray("offsets");
   Plan plan;
   if (offsets != nullptr) {
     plan.arena_bytes = top.Int("arena_bytes");
@@ -101,7 +101,7 @@ StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph) {
   } else if (top.Has("arena_bytes") || top.Has("alignment")) {
     top.Fail("", "arena_bytes and alignment need an offsets array");
   }
-  const nlohmann::json* provenance = top.OptionalObject("provenance");
+  const JsonValue* provenance = top.OptionalObject("provenance");
   OLLA_RETURN_IF_ERROR(top.Finish());
   OLLA_RETURN_IF_ERROR(ReadOrder(*order, graph, plan.order));
   if (offsets != nullptr) OLLA_RETURN_IF_ERROR(ReadOffsets(*offsets, graph, plan));

@@ -1,0 +1,46 @@
+"""The documentation shows real output: every `$ olla ...` line in a ```console block
+of README.md and docs/*.md is run from the repository root, and what it prints (stdout
+then stderr) must equal the lines that follow it in the block."""
+
+import os
+import pathlib
+import re
+import shlex
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OLLA = os.environ.get("OLLA_BINARY", str(ROOT / "build" / "bin" / "olla"))
+
+
+def console_examples():
+    examples = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]:
+        for block in re.findall(r"```console\n(.*?)```", doc.read_text(), re.S):
+            command, expected = None, []
+            for line in block.splitlines() + ["$ end"]:
+                if line.startswith("$ "):
+                    if command is not None:
+                        examples.append(pytest.param(command, expected, id=f"{doc.name}: {command}"))
+                    command, expected = line[2:], []
+                elif command is not None:
+                    expected.append(line)
+    return examples
+
+
+EXAMPLES = console_examples()
+
+
+def test_the_docs_show_examples():
+    assert len(EXAMPLES) >= 5
+
+
+@pytest.mark.parametrize("command,expected", EXAMPLES)
+def test_example_output_is_real(command, expected):
+    words = shlex.split(command)
+    assert words[0] == "olla", command
+    result = subprocess.run([OLLA, *words[1:]], cwd=ROOT, capture_output=True, text=True,
+                            timeout=120)
+    printed = (result.stdout + result.stderr).rstrip("\n").splitlines()
+    assert printed == expected
