@@ -1,9 +1,9 @@
 // How the foundation scales: loading, simulating and bounding generated training-like
 // graphs of 1k to 100k ops. Run through `make bench` (bench/run.sh), which records the
 // machine next to the numbers.
-#include <benchmark/benchmark.h>
-
 #include <filesystem>
+
+#include <benchmark/benchmark.h>
 
 #include "olla/analysis/lower_bounds.h"
 #include "olla/graph/synthetic.h"
@@ -50,9 +50,21 @@ void BM_SimulateEager(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(SimulateEager(graph).peak_live_bytes);
 }
 
-BENCHMARK(BM_LoadGraph)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_LowerBounds)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SimulateEager)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadGraph)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LowerBounds)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateEager)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace olla

@@ -3,9 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
 #include "olla/analysis/timeline.h"
 #include "olla/graph/synthetic.h"
+
+#include "graph_builder.h"
 #include "reference.h"
 
 namespace olla {
@@ -54,7 +55,8 @@ TEST(LowerBoundsTest, NeverExceedTheBruteForceOptimum) {
       for (int32_t s = 0; s < order.size(); ++s) {
         const size_t op = order.ops[static_cast<size_t>(s)].index();
         ASSERT_LE(footprint[op], forced[op]) << "seed " << seed;
-        ASSERT_LE(forced[op], live[static_cast<size_t>(s)]) << "seed " << seed << " op " << op;
+        ASSERT_LE(forced[op], live[static_cast<size_t>(s)])
+            << "seed " << seed << " op " << op;
       }
       optimum = std::min(optimum, *std::max_element(live.begin(), live.end()));
     });
@@ -72,14 +74,15 @@ TEST(LowerBoundsTest, BlocksCoverGraphsLargerThanOneBlock) {
   options.layers = 300;  // 901 ops: four blocks of 256.
   const Graph graph = TrainingLikeGraph(options);
   const LowerBounds bounds = ComputeLowerBounds(graph);
-  const MemoryTimeline eager = ComputeTimeline(graph, EagerOrder(graph),
-                                               ComputeLifetimes(graph, EagerOrder(graph)));
+  const MemoryTimeline eager = ComputeTimeline(
+      graph, EagerOrder(graph), ComputeLifetimes(graph, EagerOrder(graph)));
   EXPECT_GT(bounds.forced_live_bytes, bounds.single_op_bytes);
   EXPECT_LE(bounds.best(), eager.peak_bytes);
   // In a training step every activation is forced live at the loss.
   int64_t activations = 0;
   for (const Buffer& buffer : graph.buffers()) {
-    if (buffer.kind == BufferKind::kActivation && !buffer.output) activations += buffer.size;
+    if (buffer.kind == BufferKind::kActivation && !buffer.output)
+      activations += buffer.size;
   }
   EXPECT_GE(bounds.forced_live_bytes, activations);
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "olla/graph/synthetic.h"
+
 #include "reference.h"
 
 namespace olla {
@@ -48,7 +49,8 @@ TEST(ReachabilityTest, BlockSweepMatchesReference) {
         const auto t = static_cast<size_t>(first + i);
         const auto ux = static_cast<size_t>(x);
         ASSERT_EQ(block.reaches_target[ux].Test(i), reference[ux][t]) << x << " " << t;
-        ASSERT_EQ(block.reached_from_target[ux].Test(i), reference[t][ux]) << x << " " << t;
+        ASSERT_EQ(block.reached_from_target[ux].Test(i), reference[t][ux])
+            << x << " " << t;
       }
     }
   }

@@ -3,8 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
 #include "olla/graph/synthetic.h"
+
+#include "graph_builder.h"
 #include "reference.h"
 
 namespace olla {
@@ -19,8 +20,8 @@ MemoryTimeline TimelineOf(const Graph& graph, const Order& order) {
 TEST(TimelineTest, Figure3EagerPeaksAt60MiB) {
   const Graph graph = testing::Figure3Graph();
   const MemoryTimeline timeline = TimelineOf(graph, EagerOrder(graph));
-  EXPECT_THAT(timeline.live_bytes, ::testing::ElementsAre(40 * kMiB, 60 * kMiB, 55 * kMiB,
-                                                          45 * kMiB));
+  EXPECT_THAT(timeline.live_bytes,
+              ::testing::ElementsAre(40 * kMiB, 60 * kMiB, 55 * kMiB, 45 * kMiB));
   EXPECT_EQ(timeline.peak_bytes, 62914560);
   EXPECT_EQ(timeline.peak_step, 1);
   EXPECT_EQ(timeline.peak_op, OpId(1));  // v3.
@@ -28,7 +29,8 @@ TEST(TimelineTest, Figure3EagerPeaksAt60MiB) {
 
 TEST(TimelineTest, Figure3BestOrderPeaksAt45MiB) {
   const Graph graph = testing::Figure3Graph();
-  const MemoryTimeline timeline = TimelineOf(graph, Order{{OpId(0), OpId(2), OpId(1), OpId(3)}});
+  const MemoryTimeline timeline =
+      TimelineOf(graph, Order{{OpId(0), OpId(2), OpId(1), OpId(3)}});
   EXPECT_EQ(timeline.peak_bytes, 47185920);
   EXPECT_EQ(timeline.peak_step, 2);  // The first step at the peak.
 }
@@ -39,7 +41,8 @@ TEST(TimelineTest, WorkspaceIsLiveOnlyWhileItsOpRuns) {
   b.Op({x}, {}, 100);
   b.Op({}, {x});
   const Graph graph = b.Build();
-  EXPECT_THAT(TimelineOf(graph, EagerOrder(graph)).live_bytes, ::testing::ElementsAre(110, 10));
+  EXPECT_THAT(TimelineOf(graph, EagerOrder(graph)).live_bytes,
+              ::testing::ElementsAre(110, 10));
 }
 
 TEST(TimelineTest, PersistentBuffersAreNotCounted) {
@@ -64,8 +67,8 @@ TEST(TimelineTest, MatchesTheDefinitionOnEveryOrderOfRandomGraphs) {
       const MemoryTimeline timeline = TimelineOf(graph, order);
       ASSERT_EQ(timeline.live_bytes, testing::ReferenceLiveBytes(graph, order))
           << "seed " << seed;
-      EXPECT_EQ(timeline.peak_bytes,
-                *std::max_element(timeline.live_bytes.begin(), timeline.live_bytes.end()));
+      EXPECT_EQ(timeline.peak_bytes, *std::max_element(timeline.live_bytes.begin(),
+                                                       timeline.live_bytes.end()));
     });
   }
   EXPECT_GT(orders, 1000);

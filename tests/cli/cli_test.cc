@@ -29,8 +29,8 @@ TEST(CliTest, HelpOnEveryCommand) {
 
 TEST(CliTest, UsageErrorsExitOneWithOneLine) {
   for (const std::string arguments :
-       {"", "simulate", "frobnicate", "simulate a.json --bogus", "check examples/figure3.json",
-        "generate --ops 2 -o /tmp/x.json"}) {
+       {"", "simulate", "frobnicate", "simulate a.json --bogus",
+        "check examples/figure3.json", "generate --ops 2 -o /tmp/x.json"}) {
     const CliResult result = RunOlla(arguments);
     EXPECT_EQ(result.exit_code, 1) << arguments;
     EXPECT_THAT(result.err, StartsWith("olla: ")) << arguments;
@@ -80,18 +80,21 @@ TEST(CliTest, CheckJsonOnAnInvalidPlanStillPrintsAnObject) {
 }
 
 TEST(CliTest, GeneratedGzipGraphLoadsAndSimulates) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("olla_cli_generated_" + std::to_string(::getpid()) + ".json.gz"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("olla_cli_generated_" + std::to_string(::getpid()) + ".json.gz"))
+          .string();
   const CliResult generated = RunOlla("generate --ops 301 --seed 3 -o " + path);
   ASSERT_EQ(generated.exit_code, 0) << generated.err;
   const CliResult simulated = RunOlla("simulate --json " + path);
   ASSERT_EQ(simulated.exit_code, 0) << simulated.err;
   const auto json = nlohmann::json::parse(simulated.out);
   EXPECT_EQ(json["ops"], 301);
-  EXPECT_GT(json["eager_peak_live_bytes"].get<int64_t>(), json["lower_bound_bytes"].get<int64_t>());
+  EXPECT_GT(json["eager_peak_live_bytes"].get<int64_t>(),
+            json["lower_bound_bytes"].get<int64_t>());
   EXPECT_GE(json["eager_reserved_bytes"].get<int64_t>(),
-            json["eager_peak_live_bytes"].get<int64_t>() + json["persistent_bytes"].get<int64_t>());
+            json["eager_peak_live_bytes"].get<int64_t>() +
+                json["persistent_bytes"].get<int64_t>());
   // Same options, same bytes.
   const std::string again = path + ".again.json.gz";
   ASSERT_EQ(RunOlla("generate --ops 301 --seed 3 -o " + again).exit_code, 0);

@@ -26,7 +26,8 @@ std::string NameOf(const ::testing::TestParamInfo<std::string>& case_info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, GoldenTest,
-                         ::testing::ValuesIn(FilesEndingWith("tests/golden", ".cmd")), NameOf);
+                         ::testing::ValuesIn(FilesEndingWith("tests/golden", ".cmd")),
+                         NameOf);
 
 }  // namespace
 }  // namespace olla::testing

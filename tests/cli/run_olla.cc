@@ -1,13 +1,13 @@
 #include "run_olla.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace olla::testing {
 
@@ -33,13 +33,13 @@ bool UpdateGolden() {
 
 CliResult RunOlla(const std::string& arguments) {
   static int counter = 0;
-  const std::string base = (std::filesystem::temp_directory_path() /
-                            ("olla_cli_" + std::to_string(::getpid()) + "_" +
-                             std::to_string(counter++)))
-                               .string();
+  const std::string base =
+      (std::filesystem::temp_directory_path() /
+       ("olla_cli_" + std::to_string(::getpid()) + "_" + std::to_string(counter++)))
+          .string();
   const std::string command = "cd '" + std::string(OLLA_SOURCE_DIR) + "' && '" +
-                              std::string(OLLA_BINARY) + "' " + arguments + " > '" + base +
-                              ".out' 2> '" + base + ".err' < /dev/null";
+                              std::string(OLLA_BINARY) + "' " + arguments + " > '" +
+                              base + ".out' 2> '" + base + ".err' < /dev/null";
   const int status = std::system(command.c_str());
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -50,7 +50,8 @@ CliResult RunOlla(const std::string& arguments) {
   return result;
 }
 
-std::vector<std::string> FilesEndingWith(const std::string& directory, const std::string& suffix) {
+std::vector<std::string> FilesEndingWith(const std::string& directory,
+                                         const std::string& suffix) {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(SourcePath(directory))) {
     const std::string name = entry.path().filename().string();

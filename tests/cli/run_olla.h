@@ -22,7 +22,8 @@ std::string ReadText(const std::string& path);
 void WriteText(const std::string& path, const std::string& text);
 bool UpdateGolden();
 // Sorted paths of files in `directory` (relative to the source) ending in `suffix`.
-std::vector<std::string> FilesEndingWith(const std::string& directory, const std::string& suffix);
+std::vector<std::string> FilesEndingWith(const std::string& directory,
+                                         const std::string& suffix);
 // A test name from a case file's path: "tests/errors/graph/cycle.json" -> "graph_cycle".
 std::string CaseName(const std::string& path, const std::string& root);
 

@@ -3,8 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
 #include "olla/graph/graph.h"
+
+#include "graph_builder.h"
 
 namespace olla {
 namespace {
@@ -19,10 +20,12 @@ TEST(CycleTest, LongCycleIsReportedInEdgeOrder) {
   testing::GraphBuilder b;
   std::vector<OpId> ops;
   for (int i = 0; i < 5000; ++i) ops.push_back(b.Op({}, {}));
-  for (int i = 0; i + 1 < 5000; ++i) b.Edge(ops[static_cast<size_t>(i)], ops[static_cast<size_t>(i + 1)]);
+  for (int i = 0; i + 1 < 5000; ++i)
+    b.Edge(ops[static_cast<size_t>(i)], ops[static_cast<size_t>(i + 1)]);
   b.Edge(ops.back(), ops.front());
   const std::string message = b.Create().status().message();
-  EXPECT_THAT(message, ::testing::StartsWith("precedence has a cycle: op 0 'v0' -> op 1 'v1'"));
+  EXPECT_THAT(message,
+              ::testing::StartsWith("precedence has a cycle: op 0 'v0' -> op 1 'v1'"));
   EXPECT_THAT(message, ::testing::EndsWith("op 4999 'v4999' -> op 0 'v0'"));
 }
 

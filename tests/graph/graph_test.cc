@@ -68,9 +68,10 @@ TEST(GraphTest, RejectsSizesOverflowing64Bits) {
   const BufferId x = b.Buffer(INT64_MAX);
   const BufferId y = b.Buffer(1);
   b.Op({x, y}, {});
-  EXPECT_THAT(b.Create().status().message(),
-              HasSubstr("buffer sizes overflow 64 bits: the running total passes 2^63-1 at "
-                        "buffer 1"));
+  EXPECT_THAT(
+      b.Create().status().message(),
+      HasSubstr("buffer sizes overflow 64 bits: the running total passes 2^63-1 at "
+                "buffer 1"));
   GraphBuilder w;
   w.Op({w.Buffer(INT64_MAX)}, {}, 1);
   EXPECT_THAT(w.Create().status().message(), HasSubstr("overflow 64 bits"));

@@ -3,8 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
 #include "olla/graph/graph.h"
+
+#include "graph_builder.h"
 
 namespace olla {
 namespace {

@@ -12,7 +12,8 @@ namespace {
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
-          (std::to_string(::getpid()) + "_" + name)).string();
+          (std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 TEST(FileTest, RoundTripsPlainAndGzip) {
@@ -43,7 +44,8 @@ TEST(FileTest, MissingFileIsNotFound) {
 }
 
 TEST(FileTest, DirectoryIsRejected) {
-  EXPECT_THAT(ReadFile("/tmp").status().message(), ::testing::HasSubstr("is a directory"));
+  EXPECT_THAT(ReadFile("/tmp").status().message(),
+              ::testing::HasSubstr("is a directory"));
 }
 
 TEST(FileTest, TruncatedGzipIsRejected) {

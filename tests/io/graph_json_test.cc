@@ -62,16 +62,22 @@ TEST(GraphJsonTest, DefaultsAreMinimal) {
 
 // Each message names the JSON path; the full catalogue is in tests/errors/graph.
 TEST(GraphJsonTest, ErrorsNameTheJsonPath) {
-  auto error = [](const std::string& text) { return ParseGraph(text).status().message(); };
+  auto error = [](const std::string& text) {
+    return ParseGraph(text).status().message();
+  };
   EXPECT_EQ(error(R"({"version": 1, "buffers": [], "ops": [{"id": 0, "uses": [7]}]})"),
             "ops[0].uses[0]: no buffer with id 7");
-  EXPECT_EQ(error(R"({"version": 1, "buffers": [{"id": 1, "size": 2}, {"id": 1, "size": 2}], "ops": []})"),
-            "buffers[1].id: duplicate buffer id 1 (also at buffers[0])");
-  EXPECT_EQ(error(R"({"version": 1, "buffers": [], "ops": [{"id": 0, "phase": "sideways"}]})"),
-            "ops[0].phase: unknown value 'sideways' (expected one of: forward, backward, "
-            "optimizer)");
-  EXPECT_EQ(error(R"({"version": 1, "buffers": [], "ops": [{"id": 0}], "precedence": [[0]]})"),
-            "precedence[0]: expected a pair [before, after] of op ids, got 1 elements");
+  EXPECT_EQ(
+      error(
+          R"({"version": 1, "buffers": [{"id": 1, "size": 2}, {"id": 1, "size": 2}], "ops": []})"),
+      "buffers[1].id: duplicate buffer id 1 (also at buffers[0])");
+  EXPECT_EQ(
+      error(R"({"version": 1, "buffers": [], "ops": [{"id": 0, "phase": "sideways"}]})"),
+      "ops[0].phase: unknown value 'sideways' (expected one of: forward, backward, "
+      "optimizer)");
+  EXPECT_EQ(
+      error(R"({"version": 1, "buffers": [], "ops": [{"id": 0}], "precedence": [[0]]})"),
+      "precedence[0]: expected a pair [before, after] of op ids, got 1 elements");
   EXPECT_THAT(error("{\"version\": 1,"), HasSubstr("malformed JSON: "));
 }
 

@@ -25,7 +25,8 @@ TEST(JsonObjectTest, NamesThePathOfTheFirstError) {
   JsonObject object(value, "buffers[4]");
   object.Int("id");
   object.Int("size");
-  EXPECT_EQ(object.status().message(), "buffers[4].id: expected an integer, got a string");
+  EXPECT_EQ(object.status().message(),
+            "buffers[4].id: expected an integer, got a string");
 }
 
 TEST(JsonObjectTest, RejectsMissingUnknownAndMistypedFields) {
@@ -50,7 +51,8 @@ TEST(JsonObjectTest, RejectsIntegersBeyond64Bits) {
   const json value = json::parse(R"({"size": 9223372036854775808})");
   JsonObject object(value, "buffers[0]");
   object.Int("size");
-  EXPECT_EQ(object.status().message(), "buffers[0].size: integer does not fit in 64 bits");
+  EXPECT_EQ(object.status().message(),
+            "buffers[0].size: integer does not fit in 64 bits");
 }
 
 }  // namespace

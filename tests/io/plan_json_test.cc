@@ -22,9 +22,11 @@ TEST(PlanJsonTest, LoadsBothExamplePlans) {
   EXPECT_EQ(eager->order, EagerOrder(graph));
   EXPECT_EQ(eager->alignment, 512);
   EXPECT_EQ(eager->provenance.peak_live_bytes, 62914560);
-  const StatusOr<Plan> reordered = LoadPlan(kExamples + "figure3.reordered.plan.json", graph);
+  const StatusOr<Plan> reordered =
+      LoadPlan(kExamples + "figure3.reordered.plan.json", graph);
   ASSERT_TRUE(reordered.ok());
-  EXPECT_EQ(reordered->order.ops, (std::vector<OpId>{OpId(0), OpId(2), OpId(1), OpId(3)}));
+  EXPECT_EQ(reordered->order.ops,
+            (std::vector<OpId>{OpId(0), OpId(2), OpId(1), OpId(3)}));
   EXPECT_EQ(reordered->offsets[4], 41943040);
   EXPECT_EQ(CheckPlan(graph, *reordered).peak_live_bytes, 47185920);
 }
@@ -41,22 +43,32 @@ TEST(PlanJsonTest, RoundTripsThroughText) {
 
 TEST(PlanJsonTest, OrderOnlyPlans) {
   const Graph graph = Figure3();
-  const StatusOr<Plan> plan = ParsePlan(R"({"version": 1, "order": [1, 2, 3, 4]})", graph);
+  const StatusOr<Plan> plan =
+      ParsePlan(R"({"version": 1, "order": [1, 2, 3, 4]})", graph);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_FALSE(plan->has_placement());
   EXPECT_EQ(ParsePlan(PlanToJson(graph, *plan), graph)->order, plan->order);
-  EXPECT_THAT(ParsePlan(R"({"version": 1, "order": [], "arena_bytes": 5})", graph).status().message(),
+  EXPECT_THAT(ParsePlan(R"({"version": 1, "order": [], "arena_bytes": 5})", graph)
+                  .status()
+                  .message(),
               HasSubstr("arena_bytes and alignment need an offsets array"));
 }
 
 TEST(PlanJsonTest, ErrorsNameTheJsonPath) {
   const Graph graph = Figure3();
-  auto error = [&](const std::string& text) { return ParsePlan(text, graph).status().message(); };
-  EXPECT_EQ(error(R"({"version": 1, "order": [1, 9]})"), "order[1]: the graph has no op 9");
-  EXPECT_EQ(error(R"({"version": 1, "order": [], "arena_bytes": 1, "offsets": [{"buffer": 77, "offset": 0}]})"),
-            "offsets[0].buffer: the graph has no buffer 77");
-  EXPECT_EQ(error(R"({"version": 1, "order": [], "arena_bytes": 1, "offsets": [{"buffer": 1, "offset": 0}, {"buffer": 1, "offset": 0}]})"),
-            "offsets[1].buffer: buffer 1 'e1' is given two offsets");
+  auto error = [&](const std::string& text) {
+    return ParsePlan(text, graph).status().message();
+  };
+  EXPECT_EQ(error(R"({"version": 1, "order": [1, 9]})"),
+            "order[1]: the graph has no op 9");
+  EXPECT_EQ(
+      error(
+          R"({"version": 1, "order": [], "arena_bytes": 1, "offsets": [{"buffer": 77, "offset": 0}]})"),
+      "offsets[0].buffer: the graph has no buffer 77");
+  EXPECT_EQ(
+      error(
+          R"({"version": 1, "order": [], "arena_bytes": 1, "offsets": [{"buffer": 1, "offset": 0}, {"buffer": 1, "offset": 0}]})"),
+      "offsets[1].buffer: buffer 1 'e1' is given two offsets");
   EXPECT_EQ(error(R"({"version": 2, "order": []})"),
             "version: unsupported plan format version 2 (this olla reads version 1)");
   EXPECT_EQ(error(R"({"version": 1, "order": [], "offsets": []})"),

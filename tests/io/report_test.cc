@@ -29,7 +29,8 @@ TEST(ReportTest, CheckJsonReportsFailures) {
   plan.offsets[0] = 1;
   const nlohmann::ordered_json json = PlanCheckJson(plan, CheckPlan(graph, plan));
   EXPECT_EQ(json["valid"], false);
-  EXPECT_THAT(json["error"].get<std::string>(), ::testing::HasSubstr("not aligned to 512"));
+  EXPECT_THAT(json["error"].get<std::string>(),
+              ::testing::HasSubstr("not aligned to 512"));
   EXPECT_EQ(json["peak_live_bytes"], 47185920);
 }
 

@@ -17,8 +17,8 @@ TEST(CachingAllocatorTest, RoundsRequestsTo512Bytes) {
 }
 
 TEST(CachingAllocatorTest, SegmentSizesFollowTheThreePools) {
-  EXPECT_EQ(Model::SegmentSize(512), 2 * kMiB);         // Small: 2 MiB.
-  EXPECT_EQ(Model::SegmentSize(kMiB), 2 * kMiB);        // 1 MiB is still small.
+  EXPECT_EQ(Model::SegmentSize(512), 2 * kMiB);          // Small: 2 MiB.
+  EXPECT_EQ(Model::SegmentSize(kMiB), 2 * kMiB);         // 1 MiB is still small.
   EXPECT_EQ(Model::SegmentSize(kMiB + 512), 20 * kMiB);  // Large, under 10 MiB: 20 MiB.
   EXPECT_EQ(Model::SegmentSize(10 * kMiB - 512), 20 * kMiB);
   EXPECT_EQ(Model::SegmentSize(10 * kMiB), 10 * kMiB);  // From 10 MiB: rounded to 2 MiB.
@@ -67,8 +67,8 @@ TEST(CachingAllocatorTest, LargeBlocksSplitOnlyAboveOneMiBOfRemainder) {
 
 TEST(CachingAllocatorTest, SmallBlocksSplitFrom512BytesOfRemainder) {
   Model model;
-  model.Allocate(kMiB);                         // 2 MiB segment; 1 MiB left: split.
-  const auto a = model.Allocate(kMiB - 512);    // Leaves exactly 512 bytes: split.
+  model.Allocate(kMiB);                       // 2 MiB segment; 1 MiB left: split.
+  const auto a = model.Allocate(kMiB - 512);  // Leaves exactly 512 bytes: split.
   EXPECT_EQ(model.block_size(a), kMiB - 512);
   const auto b = model.Allocate(100);
   EXPECT_EQ(model.address(b), 2 * kMiB - 512);
@@ -82,7 +82,7 @@ TEST(CachingAllocatorTest, BestFitTakesTheSmallestFreeBlock) {
   const auto b = model.Allocate(4 * kMiB);
   const auto c = model.Allocate(8 * kMiB);  // Fits the 8 MiB left after a and b.
   EXPECT_EQ(model.num_segments(), 1);
-  model.Free(b);  // The only free block: 4 MiB at 8 MiB.
+  model.Free(b);                            // The only free block: 4 MiB at 8 MiB.
   const auto d = model.Allocate(9 * kMiB);  // Needs a new segment (11 MiB left there).
   EXPECT_EQ(model.num_segments(), 2);
   const auto e = model.Allocate(3 * kMiB);  // 4 MiB and 11 MiB blocks fit: takes 4 MiB.

@@ -5,16 +5,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/graph/synthetic.h"
 
+#include "graph_builder.h"
+
 namespace olla {
 namespace {
 
-using testing::kMiB;
 using ::testing::HasSubstr;
+using testing::kMiB;
 
 // The hand-made plan of examples/figure3.reordered.plan.json.
 Plan ReorderedFigure3Plan() {
@@ -46,9 +47,10 @@ TEST(PlanCheckerTest, RejectsAPlantedOverlap) {
   plan.offsets[4] = 35 * kMiB;  // e5 now overlaps e2 [30, 40) MiB while both are live.
   const PlanCheck check = CheckPlan(testing::Figure3Graph(), plan);
   EXPECT_FALSE(check.valid);
-  EXPECT_EQ(check.error,
-            "buffer 4 'e5' [36700160, 41943040) overlaps buffer 1 'e2' [31457280, 41943040) "
-            "while both are live at step 1 (op 2 'v2')");
+  EXPECT_EQ(
+      check.error,
+      "buffer 4 'e5' [36700160, 41943040) overlaps buffer 1 'e2' [31457280, 41943040) "
+      "while both are live at step 1 (op 2 'v2')");
 }
 
 TEST(PlanCheckerTest, RejectsMisalignedAndOutOfArenaOffsets) {
@@ -62,10 +64,12 @@ TEST(PlanCheckerTest, RejectsMisalignedAndOutOfArenaOffsets) {
               HasSubstr("ends outside the arena of 47185920 bytes"));
   Plan negative = ReorderedFigure3Plan();
   negative.offsets[3] = -512;
-  EXPECT_THAT(CheckPlan(testing::Figure3Graph(), negative).error, HasSubstr("negative offset"));
+  EXPECT_THAT(CheckPlan(testing::Figure3Graph(), negative).error,
+              HasSubstr("negative offset"));
   Plan huge = ReorderedFigure3Plan();
   huge.offsets[3] = INT64_MAX - 511;  // offset + size overflows.
-  EXPECT_THAT(CheckPlan(testing::Figure3Graph(), huge).error, HasSubstr("outside the arena"));
+  EXPECT_THAT(CheckPlan(testing::Figure3Graph(), huge).error,
+              HasSubstr("outside the arena"));
   Plan zero_alignment = ReorderedFigure3Plan();
   zero_alignment.alignment = 0;
   EXPECT_THAT(CheckPlan(testing::Figure3Graph(), zero_alignment).error,
@@ -78,17 +82,21 @@ TEST(PlanCheckerTest, RejectsOrdersThatBreakADependency) {
   const PlanCheck check = CheckPlan(testing::Figure3Graph(), plan);
   EXPECT_FALSE(check.valid);
   EXPECT_EQ(check.error,
-            "order runs op 3 'v3' at step 0, before op 1 'v1' at step 1, which must precede it");
+            "order runs op 3 'v3' at step 0, before op 1 'v1' at step 1, which must "
+            "precede it");
   plan.order.ops = {OpId(0), OpId(2), OpId(2), OpId(3)};
-  EXPECT_THAT(CheckPlan(testing::Figure3Graph(), plan).error, HasSubstr("runs op 2 'v2' twice"));
+  EXPECT_THAT(CheckPlan(testing::Figure3Graph(), plan).error,
+              HasSubstr("runs op 2 'v2' twice"));
   plan.order.ops = {OpId(0), OpId(2), OpId(1)};
-  EXPECT_THAT(CheckPlan(testing::Figure3Graph(), plan).error, HasSubstr("order has 3 ops"));
+  EXPECT_THAT(CheckPlan(testing::Figure3Graph(), plan).error,
+              HasSubstr("order has 3 ops"));
 }
 
 TEST(PlanCheckerTest, RejectsMissingAndPersistentOffsets) {
   Plan plan = ReorderedFigure3Plan();
   plan.offsets[5] = std::nullopt;
-  EXPECT_EQ(CheckPlan(testing::Figure3Graph(), plan).error, "buffer 5 'e6' has no offset");
+  EXPECT_EQ(CheckPlan(testing::Figure3Graph(), plan).error,
+            "buffer 5 'e6' has no offset");
   testing::GraphBuilder b;
   const BufferId w = b.Persistent(8);
   const BufferId x = b.Buffer(8);
@@ -116,7 +124,8 @@ TEST(PlanCheckerTest, HonoursExplicitEdgesAndZeroSizeBuffers) {
   plan.arena_bytes = 16;
   EXPECT_TRUE(CheckPlan(graph, plan).valid);
   plan.order.ops = {first, third, second};
-  EXPECT_THAT(CheckPlan(graph, plan).error, HasSubstr("op 2 'v2' at step 1, before op 1 'v1'"));
+  EXPECT_THAT(CheckPlan(graph, plan).error,
+              HasSubstr("op 2 'v2' at step 1, before op 1 'v1'"));
 }
 
 // Random offsets on random graphs: the sweep agrees with a pairwise check.

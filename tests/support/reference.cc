@@ -48,11 +48,13 @@ std::vector<int64_t> ReferenceLiveBytes(const Graph& graph, const Order& order) 
   return live;
 }
 
-void ForEachValidOrder(const Graph& graph, const std::function<void(const Order&)>& visit) {
+void ForEachValidOrder(const Graph& graph,
+                       const std::function<void(const Order&)>& visit) {
   const int32_t n = graph.num_ops();
   std::vector<int32_t> missing(static_cast<size_t>(n));
   for (int32_t o = 0; o < n; ++o) {
-    missing[static_cast<size_t>(o)] = static_cast<int32_t>(graph.predecessors(OpId(o)).size());
+    missing[static_cast<size_t>(o)] =
+        static_cast<int32_t>(graph.predecessors(OpId(o)).size());
   }
   Order order;
   std::function<void()> extend = [&] {
@@ -88,7 +90,8 @@ std::vector<std::vector<bool>> ReferenceReachability(const Graph& graph) {
   std::vector<std::vector<bool>> reaches(n, std::vector<bool>(n, false));
   for (size_t a = 0; a < n; ++a) {
     reaches[a][a] = true;
-    for (OpId next : graph.successors(OpId(static_cast<int32_t>(a)))) reaches[a][next.index()] = true;
+    for (OpId next : graph.successors(OpId(static_cast<int32_t>(a))))
+      reaches[a][next.index()] = true;
   }
   for (size_t k = 0; k < n; ++k) {
     for (size_t a = 0; a < n; ++a) {

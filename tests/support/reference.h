@@ -17,7 +17,8 @@ namespace olla::testing {
 std::vector<int64_t> ReferenceLiveBytes(const Graph& graph, const Order& order);
 
 // Calls `visit` with every valid order of `graph` (every topological order).
-void ForEachValidOrder(const Graph& graph, const std::function<void(const Order&)>& visit);
+void ForEachValidOrder(const Graph& graph,
+                       const std::function<void(const Order&)>& visit);
 
 // The smallest peak live bytes over all valid orders.
 int64_t BruteForceOptimalPeak(const Graph& graph);

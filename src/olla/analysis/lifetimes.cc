@@ -19,7 +19,8 @@ Lifetimes ComputeLifetimes(const Graph& graph, const Order& order) {
     Lifetime& life = lifetimes.of[static_cast<size_t>(b)];
     life.start = producer.valid() ? step[producer.index()] : 0;
     life.end = life.start + 1;
-    for (OpId user : graph.users(id)) life.end = std::max(life.end, step[user.index()] + 1);
+    for (OpId user : graph.users(id))
+      life.end = std::max(life.end, step[user.index()] + 1);
     if (buffer.output) life.end = order.size();
   }
   return lifetimes;

@@ -29,7 +29,8 @@ std::vector<int64_t> SingleOpFootprints(const Graph& graph) {
 std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
   const int32_t n = graph.num_ops();
   std::vector<int64_t> forced(static_cast<size_t>(n), 0);
-  for (int32_t o = 0; o < n; ++o) forced[static_cast<size_t>(o)] = graph.op(OpId(o)).workspace;
+  for (int32_t o = 0; o < n; ++o)
+    forced[static_cast<size_t>(o)] = graph.op(OpId(o)).workspace;
 
   // A buffer can only be forced live at ops between its producer and its last user in
   // eager order; precompute that window to skip buffers that miss a block.
@@ -66,11 +67,14 @@ std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
       // ...and at or before a use (or anywhere, for outputs).
       TargetMask needed = buffer.output ? all : TargetMask();
       if (producer.valid()) needed |= block.SelfBit(producer);
-      for (OpId user : graph.users(c.id)) needed |= block.reached_from_target[user.index()];
+      for (OpId user : graph.users(c.id))
+        needed |= block.reached_from_target[user.index()];
       const TargetMask live = allocated & needed;
       for (int32_t w = 0; w < TargetMask::kWords; ++w) {
-        for (uint64_t bits = live.words[static_cast<size_t>(w)]; bits != 0; bits &= bits - 1) {
-          forced[static_cast<size_t>(first + 64 * w + std::countr_zero(bits))] += buffer.size;
+        for (uint64_t bits = live.words[static_cast<size_t>(w)]; bits != 0;
+             bits &= bits - 1) {
+          forced[static_cast<size_t>(first + 64 * w + std::countr_zero(bits))] +=
+              buffer.size;
         }
       }
     }

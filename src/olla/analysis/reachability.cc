@@ -29,7 +29,8 @@ bool Reachability::Reaches(OpId from, OpId to) const {
   if (from.value() > to.value()) return false;
   if (has_matrix()) {
     return (descendants_[words_per_row_ * from.index() + to.index() / 64] >>
-            (to.index() % 64)) & 1;
+            (to.index() % 64)) &
+           1;
   }
   if (++epoch_ == 0) {  // Wrapped: clear marks once every 2^32 queries.
     std::fill(visited_epoch_.begin(), visited_epoch_.end(), 0);
@@ -54,13 +55,16 @@ TargetMask TargetMask::FirstBits(int32_t count) {
   TargetMask mask;
   for (int32_t w = 0; w < kWords; ++w) {
     const int32_t bits = std::clamp(count - 64 * w, 0, 64);
-    mask.words[static_cast<size_t>(w)] = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    mask.words[static_cast<size_t>(w)] =
+        bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   }
   return mask;
 }
 
-void SweepReachBlock(const Graph& graph, int32_t first, int32_t count, ReachBlock& block) {
-  OLLA_CHECK(count > 0 && count <= TargetMask::kBits, "a reach block holds 1 to 256 targets");
+void SweepReachBlock(const Graph& graph, int32_t first, int32_t count,
+                     ReachBlock& block) {
+  OLLA_CHECK(count > 0 && count <= TargetMask::kBits,
+             "a reach block holds 1 to 256 targets");
   const int32_t n = graph.num_ops();
   const int32_t last = first + count - 1;
   block.first = first;

@@ -49,18 +49,24 @@ struct TargetMask {
   std::array<uint64_t, kWords> words{};
 
   TargetMask& operator|=(const TargetMask& other) {
-    for (int32_t w = 0; w < kWords; ++w) words[static_cast<size_t>(w)] |= other.words[static_cast<size_t>(w)];
+    for (int32_t w = 0; w < kWords; ++w)
+      words[static_cast<size_t>(w)] |= other.words[static_cast<size_t>(w)];
     return *this;
   }
   TargetMask operator&(const TargetMask& other) const {
     TargetMask result;
     for (int32_t w = 0; w < kWords; ++w) {
-      result.words[static_cast<size_t>(w)] = words[static_cast<size_t>(w)] & other.words[static_cast<size_t>(w)];
+      result.words[static_cast<size_t>(w)] =
+          words[static_cast<size_t>(w)] & other.words[static_cast<size_t>(w)];
     }
     return result;
   }
-  void Set(int32_t bit) { words[static_cast<size_t>(bit / 64)] |= uint64_t{1} << (bit % 64); }
-  bool Test(int32_t bit) const { return (words[static_cast<size_t>(bit / 64)] >> (bit % 64)) & 1; }
+  void Set(int32_t bit) {
+    words[static_cast<size_t>(bit / 64)] |= uint64_t{1} << (bit % 64);
+  }
+  bool Test(int32_t bit) const {
+    return (words[static_cast<size_t>(bit / 64)] >> (bit % 64)) & 1;
+  }
   static TargetMask FirstBits(int32_t count);  // Bits 0 .. count-1.
 };
 

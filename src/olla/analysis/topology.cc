@@ -8,14 +8,15 @@ namespace olla {
 
 std::vector<int32_t> StepsOf(const Graph& graph, const Order& order) {
   std::vector<int32_t> step(static_cast<size_t>(graph.num_ops()), -1);
-  for (int32_t s = 0; s < order.size(); ++s) step[order.ops[static_cast<size_t>(s)].index()] = s;
+  for (int32_t s = 0; s < order.size(); ++s)
+    step[order.ops[static_cast<size_t>(s)].index()] = s;
   return step;
 }
 
 Status CheckValidOrder(const Graph& graph, const Order& order) {
   if (order.size() != graph.num_ops()) {
-    return InvalidInput(fmt::format("order has {} ops, graph has {}", order.size(),
-                                    graph.num_ops()));
+    return InvalidInput(
+        fmt::format("order has {} ops, graph has {}", order.size(), graph.num_ops()));
   }
   std::vector<int32_t> step(static_cast<size_t>(graph.num_ops()), -1);
   for (int32_t s = 0; s < order.size(); ++s) {
@@ -32,10 +33,9 @@ Status CheckValidOrder(const Graph& graph, const Order& order) {
   for (int32_t o = 0; o < graph.num_ops(); ++o) {
     for (OpId next : graph.successors(OpId(o))) {
       if (step[next.index()] < step[static_cast<size_t>(o)]) {
-        return InvalidInput(fmt::format("order runs {} (step {}) before {} (step {})",
-                                        graph.Describe(next), step[next.index()],
-                                        graph.Describe(OpId(o)),
-                                        step[static_cast<size_t>(o)]));
+        return InvalidInput(fmt::format(
+            "order runs {} (step {}) before {} (step {})", graph.Describe(next),
+            step[next.index()], graph.Describe(OpId(o)), step[static_cast<size_t>(o)]));
       }
     }
   }

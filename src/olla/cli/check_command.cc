@@ -29,7 +29,8 @@ int RunCheck(const CheckOptions& options) {
     std::cout << PlanCheckText(*graph, *plan, check);
   }
   if (!check.valid) {
-    return ReportError(InvalidInput(options.plan_path + ": invalid plan: " + check.error));
+    return ReportError(
+        InvalidInput(options.plan_path + ": invalid plan: " + check.error));
   }
   return kExitOk;
 }
@@ -41,10 +42,12 @@ void AddCheckCommand(CLI::App& app, int& exit_code) {
   CLI::App* command = app.add_subcommand(
       "check",
       "Check a plan against its graph: the order honours every dependency, offsets are "
-      "aligned and inside the arena, and no two live buffers overlap. Exit 1 if invalid.");
+      "aligned and inside the arena, and no two live buffers overlap. Exit 1 if "
+      "invalid.");
   command->add_option("graph", options->graph_path, "Graph file (.json or .json.gz)")
       ->required();
-  command->add_option("plan", options->plan_path, "Plan file (.json or .json.gz)")->required();
+  command->add_option("plan", options->plan_path, "Plan file (.json or .json.gz)")
+      ->required();
   command->add_flag("--json", options->json, "Print one JSON object instead of text");
   command->callback([options, &exit_code] { exit_code = RunCheck(*options); });
 }

@@ -7,8 +7,9 @@ namespace olla::cli {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitBadInput = 1,  // Bad input or usage: a file, an option, a graph or a plan is wrong.
-  kExitNoPlan = 2,    // No plan within the given limits or budget.
+  kExitBadInput =
+      1,            // Bad input or usage: a file, an option, a graph or a plan is wrong.
+  kExitNoPlan = 2,  // No plan within the given limits or budget.
   kExitInternal = 3,  // A bug in olla.
 };
 

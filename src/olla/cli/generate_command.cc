@@ -39,7 +39,9 @@ void AddGenerateCommand(CLI::App& app, int& exit_code) {
   command->add_option("--ops", options->ops, "Approximate number of ops (at least 4)")
       ->check(CLI::Range(4, 30000000));
   command->add_option("--seed", options->seed, "Random seed");
-  command->add_option("-o,--output", options->output_path, "Output graph file (.json or .json.gz)")
+  command
+      ->add_option("-o,--output", options->output_path,
+                   "Output graph file (.json or .json.gz)")
       ->required();
   command->callback([options, &exit_code] { exit_code = RunGenerate(*options); });
 }

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
@@ -30,9 +30,10 @@ void OnAbort(int) { _exit(kExitInternal); }
 
 int Main(int argc, char** argv) {
   std::signal(SIGABRT, OnAbort);
-  CLI::App app("olla: memory planning for neural-network training graphs.\n"
-               "Orders the ops of one training step and places every tensor in one arena.",
-               "olla");
+  CLI::App app(
+      "olla: memory planning for neural-network training graphs.\n"
+      "Orders the ops of one training step and places every tensor in one arena.",
+      "olla");
   app.set_version_flag("--version", std::string("olla ") + Version());
   app.require_subcommand(1);
   app.footer(

@@ -33,7 +33,8 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<SimulateOptions>();
   CLI::App* command = app.add_subcommand(
       "simulate",
-      "Replay the eager order: peak live bytes (ideal allocator), PyTorch caching-allocator "
+      "Replay the eager order: peak live bytes (ideal allocator), PyTorch "
+      "caching-allocator "
       "reserved bytes and fragmentation, and lower bounds for any order.");
   command->add_option("graph", options->graph_path, "Graph file (.json or .json.gz)")
       ->required();

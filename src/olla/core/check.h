@@ -13,9 +13,9 @@ namespace olla::internal {
                               std::string_view message);
 }  // namespace olla::internal
 
-#define OLLA_CHECK(condition, message)                                           \
-  do {                                                                           \
-    if (!(condition)) {                                                          \
+#define OLLA_CHECK(condition, message)                                          \
+  do {                                                                          \
+    if (!(condition)) {                                                         \
       ::olla::internal::CheckFailed(__FILE__, __LINE__, #condition, (message)); \
-    }                                                                            \
+    }                                                                           \
   } while (false)

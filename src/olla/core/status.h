@@ -25,7 +25,8 @@ enum class StatusCode {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(std::move(message)) {}
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
@@ -57,7 +58,7 @@ inline Status Internal(std::string message) {
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design.
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design.
   StatusOr(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design.
     OLLA_CHECK(!status_.ok(), "StatusOr built from an ok Status without a value");
   }

@@ -62,7 +62,8 @@ Graph::FlatLists<T> Graph::MakeFlatLists(std::vector<std::vector<T>> lists) {
     flat.offsets.push_back(flat.offsets.back() + static_cast<int64_t>(list.size()));
   }
   flat.targets.reserve(static_cast<size_t>(flat.offsets.back()));
-  for (auto& list : lists) flat.targets.insert(flat.targets.end(), list.begin(), list.end());
+  for (auto& list : lists)
+    flat.targets.insert(flat.targets.end(), list.begin(), list.end());
   return flat;
 }
 
@@ -92,8 +93,8 @@ Status Graph::BuildIndices() {
   for (int32_t b = 0; b < num_buffers; ++b) {
     const Buffer& buffer = buffers_[static_cast<size_t>(b)];
     if (buffer.size < 0) {
-      return InvalidInput(fmt::format("{} has negative size {}", Describe(BufferId(b)),
-                                      buffer.size));
+      return InvalidInput(
+          fmt::format("{} has negative size {}", Describe(BufferId(b)), buffer.size));
     }
     auto sum = CheckedAdd(total, buffer.size);
     if (!sum) {
@@ -107,8 +108,8 @@ Status Graph::BuildIndices() {
   for (int32_t o = 0; o < num_ops; ++o) {
     const Op& op = ops_[static_cast<size_t>(o)];
     if (op.workspace < 0) {
-      return InvalidInput(fmt::format("{} has negative workspace {}", Describe(OpId(o)),
-                                      op.workspace));
+      return InvalidInput(
+          fmt::format("{} has negative workspace {}", Describe(OpId(o)), op.workspace));
     }
     auto sum = CheckedAdd(total, op.workspace);
     if (!sum) {
@@ -210,9 +211,9 @@ Status Graph::CheckAcyclicInEagerOrder() const {
       for (BufferId b : ops_[static_cast<size_t>(o)].allocates) {
         for (OpId user : users(b)) {
           if (user == next) {
-            return InvalidInput(fmt::format(
-                "eager order is not valid: {} uses {} before {} allocates it",
-                Describe(next), Describe(b), Describe(OpId(o))));
+            return InvalidInput(
+                fmt::format("eager order is not valid: {} uses {} before {} allocates it",
+                            Describe(next), Describe(b), Describe(OpId(o))));
           }
         }
       }

@@ -85,7 +85,9 @@ class Graph {
   std::span<const OpId> users(BufferId id) const { return Slice(users_, id.index()); }
   // Direct successors and predecessors under data and explicit precedence, sorted by
   // id, without duplicates.
-  std::span<const OpId> successors(OpId id) const { return Slice(successors_, id.index()); }
+  std::span<const OpId> successors(OpId id) const {
+    return Slice(successors_, id.index());
+  }
   std::span<const OpId> predecessors(OpId id) const {
     return Slice(predecessors_, id.index());
   }
@@ -107,9 +109,9 @@ class Graph {
   };
   template <typename T>
   static std::span<const T> Slice(const FlatLists<T>& lists, size_t i) {
-    return std::span<const T>(lists.targets).subspan(
-        static_cast<size_t>(lists.offsets[i]),
-        static_cast<size_t>(lists.offsets[i + 1] - lists.offsets[i]));
+    return std::span<const T>(lists.targets)
+        .subspan(static_cast<size_t>(lists.offsets[i]),
+                 static_cast<size_t>(lists.offsets[i + 1] - lists.offsets[i]));
   }
   template <typename T>
   static FlatLists<T> MakeFlatLists(std::vector<std::vector<T>> lists);

@@ -49,17 +49,20 @@ StatusOr<std::string> ReadFile(const std::string& path) {
     gzclose(file);
     return InvalidInput(path + ": cannot read: " + text);
   }
-  if (gzclose(file) != Z_OK) return InvalidInput(path + ": corrupt or truncated gzip data");
+  if (gzclose(file) != Z_OK)
+    return InvalidInput(path + ": corrupt or truncated gzip data");
   return contents;
 }
 
 Status WriteFile(const std::string& path, const std::string& contents) {
   const bool compress = EndsWith(path, ".gz");
   gzFile file = gzopen(path.c_str(), compress ? "wb6" : "wbT");
-  if (file == nullptr) return InvalidInput(path + ": cannot open for writing: " + std::strerror(errno));
+  if (file == nullptr)
+    return InvalidInput(path + ": cannot open for writing: " + std::strerror(errno));
   size_t written = 0;
   while (written < contents.size()) {
-    const auto chunk = static_cast<unsigned>(std::min<size_t>(contents.size() - written, 1 << 30));
+    const auto chunk =
+        static_cast<unsigned>(std::min<size_t>(contents.size() - written, 1 << 30));
     const int n = gzwrite(file, contents.data() + written, chunk);
     if (n <= 0) {
       gzclose(file);

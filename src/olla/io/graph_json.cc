@@ -38,8 +38,8 @@ T Lookup(const std::pair<const char*, T> (&table)[N], const std::string& name, T
     if (name == text) return value;
     allowed += allowed.empty() ? text : std::string(", ") + text;
   }
-  object.Fail(object.PathOf(key), fmt::format("unknown value '{}' (expected one of: {})",
-                                              name, allowed));
+  object.Fail(object.PathOf(key),
+              fmt::format("unknown value '{}' (expected one of: {})", name, allowed));
   return fallback;
 }
 
@@ -49,11 +49,12 @@ class IdMap {
   IdMap(const char* what, const char* array) : what_(what), array_(array) {}
 
   Status Add(int64_t file_id, int32_t index, const std::string& path) {
-    if (file_id < 0) return InvalidInput(fmt::format("{}: negative {} id {}", path, what_, file_id));
+    if (file_id < 0)
+      return InvalidInput(fmt::format("{}: negative {} id {}", path, what_, file_id));
     auto [it, inserted] = index_.emplace(file_id, index);
     if (!inserted) {
-      return InvalidInput(fmt::format("{}: duplicate {} id {} (also at {}[{}])", path, what_,
-                                      file_id, array_, it->second));
+      return InvalidInput(fmt::format("{}: duplicate {} id {} (also at {}[{}])", path,
+                                      what_, file_id, array_, it->second));
     }
     return OkStatus();
   }
@@ -61,7 +62,8 @@ class IdMap {
   // The index of `file_id`, or an error naming `path` when there is none.
   StatusOr<int32_t> Find(int64_t file_id, const std::string& path) const {
     auto it = index_.find(file_id);
-    if (it == index_.end()) return InvalidInput(fmt::format("{}: no {} with id {}", path, what_, file_id));
+    if (it == index_.end())
+      return InvalidInput(fmt::format("{}: no {} with id {}", path, what_, file_id));
     return it->second;
   }
 
@@ -82,7 +84,8 @@ Status ReadIdList(const JsonValue* array, const std::string& path, const IdMap& 
   Status status;
   for (size_t i = 0; i < array->size(); ++i) {
     const std::string element_path = fmt::format("{}[{}]", path, i);
-    const std::optional<int64_t> file_id = ReadIntElement((*array)[i], element_path, status);
+    const std::optional<int64_t> file_id =
+        ReadIntElement((*array)[i], element_path, status);
     if (!file_id) return status;
     OLLA_ASSIGN_OR_RETURN(const int32_t index, ids.Find(*file_id, element_path));
     out.push_back(IdType(index));
@@ -99,15 +102,16 @@ StatusOr<std::vector<Buffer>> ReadBuffers(const JsonValue& array, IdMap& ids) {
     buffer.file_id = object.Int("id");
     buffer.name = object.String("name", "");
     buffer.size = object.Int("size");
-    buffer.kind = Lookup(kKinds, object.String("kind", "activation"), BufferKind::kActivation,
-                         object, "kind");
+    buffer.kind = Lookup(kKinds, object.String("kind", "activation"),
+                         BufferKind::kActivation, object, "kind");
     buffer.persistent = object.Bool("persistent", false);
     buffer.output = object.Bool("output", false);
     buffer.dtype = object.String("dtype", "");
     if (const JsonValue* shape = object.OptionalArray("shape")) {
       Status status;
       for (size_t d = 0; d < shape->size() && status.ok(); ++d) {
-        const auto dim = ReadIntElement((*shape)[d], fmt::format("{}.shape[{}]", object.path(), d), status);
+        const auto dim = ReadIntElement(
+            (*shape)[d], fmt::format("{}.shape[{}]", object.path(), d), status);
         if (dim) buffer.shape.push_back(*dim);
       }
       OLLA_RETURN_IF_ERROR(status);
@@ -115,9 +119,11 @@ StatusOr<std::vector<Buffer>> ReadBuffers(const JsonValue& array, IdMap& ids) {
     object.Ignore("metadata");
     OLLA_RETURN_IF_ERROR(object.Finish());
     if (buffer.size < 0) {
-      return InvalidInput(fmt::format("{}.size: negative size {}", object.path(), buffer.size));
+      return InvalidInput(
+          fmt::format("{}.size: negative size {}", object.path(), buffer.size));
     }
-    OLLA_RETURN_IF_ERROR(ids.Add(buffer.file_id, static_cast<int32_t>(i), object.PathOf("id")));
+    OLLA_RETURN_IF_ERROR(
+        ids.Add(buffer.file_id, static_cast<int32_t>(i), object.PathOf("id")));
   }
   return buffers;
 }
@@ -140,10 +146,13 @@ StatusOr<std::vector<Op>> ReadOps(const JsonValue& array, const IdMap& buffer_id
     object.Ignore("metadata");
     OLLA_RETURN_IF_ERROR(object.Finish());
     if (op.workspace < 0) {
-      return InvalidInput(fmt::format("{}.workspace: negative workspace {}", object.path(), op.workspace));
+      return InvalidInput(fmt::format("{}.workspace: negative workspace {}",
+                                      object.path(), op.workspace));
     }
-    OLLA_RETURN_IF_ERROR(op_ids.Add(op.file_id, static_cast<int32_t>(i), object.PathOf("id")));
-    OLLA_RETURN_IF_ERROR(ReadIdList(allocates, object.PathOf("allocates"), buffer_ids, op.allocates));
+    OLLA_RETURN_IF_ERROR(
+        op_ids.Add(op.file_id, static_cast<int32_t>(i), object.PathOf("id")));
+    OLLA_RETURN_IF_ERROR(
+        ReadIdList(allocates, object.PathOf("allocates"), buffer_ids, op.allocates));
     OLLA_RETURN_IF_ERROR(ReadIdList(uses, object.PathOf("uses"), buffer_ids, op.uses));
   }
   return ops;
@@ -182,9 +191,10 @@ StatusOr<Graph> ParseGraph(std::string_view json_text) {
   }
   const int64_t version = top.Int("version");
   if (top.ok() && version != kGraphFormatVersion) {
-    top.Fail("version", fmt::format("unsupported graph format version {} (this olla reads "
-                                    "version {})",
-                                    version, kGraphFormatVersion));
+    top.Fail("version",
+             fmt::format("unsupported graph format version {} (this olla reads "
+                         "version {})",
+                         version, kGraphFormatVersion));
   }
   std::string name = top.String("name", "");
   const JsonValue* buffers_json = top.Array("buffers");
@@ -195,11 +205,13 @@ StatusOr<Graph> ParseGraph(std::string_view json_text) {
 
   IdMap buffer_ids("buffer", "buffers");
   IdMap op_ids("op", "ops");
-  OLLA_ASSIGN_OR_RETURN(std::vector<Buffer> buffers, ReadBuffers(*buffers_json, buffer_ids));
+  OLLA_ASSIGN_OR_RETURN(std::vector<Buffer> buffers,
+                        ReadBuffers(*buffers_json, buffer_ids));
   OLLA_ASSIGN_OR_RETURN(std::vector<Op> ops, ReadOps(*ops_json, buffer_ids, op_ids));
   OLLA_ASSIGN_OR_RETURN(std::vector<PrecedenceEdge> edges,
                         ReadPrecedence(precedence_json, op_ids));
-  return Graph::Create(std::move(name), std::move(buffers), std::move(ops), std::move(edges));
+  return Graph::Create(std::move(name), std::move(buffers), std::move(ops),
+                       std::move(edges));
 }
 
 StatusOr<Graph> LoadGraph(const std::string& path) {
@@ -220,14 +232,16 @@ std::string GraphToJson(const Graph& graph) {
     }
     out += ']';
   };
-  out += fmt::format("{{\n  \"format\": \"olla.graph\",\n  \"version\": {},\n  \"name\": {},\n",
-                     kGraphFormatVersion, JsonQuote(graph.name()));
+  out += fmt::format(
+      "{{\n  \"format\": \"olla.graph\",\n  \"version\": {},\n  \"name\": {},\n",
+      kGraphFormatVersion, JsonQuote(graph.name()));
   out += "  \"buffers\": [";
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     const Buffer& buffer = graph.buffer(BufferId(b));
     out += b == 0 ? "\n    " : ",\n    ";
-    out += fmt::format("{{\"id\": {}, \"name\": {}, \"size\": {}, \"kind\": \"{}\"", buffer.file_id,
-                       JsonQuote(buffer.name), buffer.size, BufferKindName(buffer.kind));
+    out += fmt::format("{{\"id\": {}, \"name\": {}, \"size\": {}, \"kind\": \"{}\"",
+                       buffer.file_id, JsonQuote(buffer.name), buffer.size,
+                       BufferKindName(buffer.kind));
     if (buffer.persistent) out += ", \"persistent\": true";
     if (buffer.output) out += ", \"output\": true";
     if (!buffer.shape.empty()) {
@@ -242,8 +256,9 @@ std::string GraphToJson(const Graph& graph) {
   for (int32_t o = 0; o < graph.num_ops(); ++o) {
     const Op& op = graph.op(OpId(o));
     out += o == 0 ? "\n    " : ",\n    ";
-    out += fmt::format("{{\"id\": {}, \"name\": {}, \"type\": {}, \"phase\": \"{}\"", op.file_id,
-                       JsonQuote(op.name), JsonQuote(op.type), PhaseName(op.phase));
+    out += fmt::format("{{\"id\": {}, \"name\": {}, \"type\": {}, \"phase\": \"{}\"",
+                       op.file_id, JsonQuote(op.name), JsonQuote(op.type),
+                       PhaseName(op.phase));
     out += ", \"allocates\": ";
     append_ids(op.allocates, buffer_file_id);
     out += ", \"uses\": ";

@@ -37,9 +37,10 @@ std::optional<int64_t> ReadIntElement(const JsonValue& value, const std::string&
     return value.get<int64_t>();
   }
   if (value.is_number_float()) {
-    status = InvalidInput(fmt::format("{}: expected an integer, got {} (too large or "
-                                      "fractional)",
-                                      path, value.dump()));
+    status =
+        InvalidInput(fmt::format("{}: expected an integer, got {} (too large or "
+                                 "fractional)",
+                                 path, value.dump()));
   } else {
     status = InvalidInput(path + ": expected an integer, got " + JsonTypeName(value));
   }
@@ -62,7 +63,8 @@ std::string JsonObject::PathOf(std::string_view key) const {
 }
 
 void JsonObject::Fail(const std::string& path, const std::string& message) {
-  if (status_.ok()) status_ = InvalidInput((path.empty() ? path_ : path) + ": " + message);
+  if (status_.ok())
+    status_ = InvalidInput((path.empty() ? path_ : path) + ": " + message);
 }
 
 bool JsonObject::Has(std::string_view key) const {
@@ -79,7 +81,8 @@ const JsonValue* JsonObject::Find(std::string_view key) {
 const JsonValue* JsonObject::Required(std::string_view key) {
   const JsonValue* value = Find(key);
   if (value == nullptr && ok()) {
-    Fail(path_.empty() ? "top level" : path_, fmt::format("missing required field '{}'", key));
+    Fail(path_.empty() ? "top level" : path_,
+         fmt::format("missing required field '{}'", key));
   }
   return value;
 }

@@ -13,7 +13,6 @@
 #include <string_view>
 #include <vector>
 
-
 #include "olla/core/status.h"
 #include "olla/io/json_text.h"
 

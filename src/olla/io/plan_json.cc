@@ -30,7 +30,8 @@ Status ReadOrder(const JsonValue& array, const Graph& graph, Order& order) {
     const std::optional<int64_t> file_id = ReadIntElement(array[i], path, status);
     if (!file_id) return status;
     auto it = ops.find(*file_id);
-    if (it == ops.end()) return InvalidInput(fmt::format("{}: the graph has no op {}", path, *file_id));
+    if (it == ops.end())
+      return InvalidInput(fmt::format("{}: the graph has no op {}", path, *file_id));
     order.ops.push_back(it->second);
   }
   return OkStatus();
@@ -46,11 +47,13 @@ Status ReadOffsets(const JsonValue& array, const Graph& graph, Plan& plan) {
     OLLA_RETURN_IF_ERROR(entry.Finish());
     auto it = buffers.find(file_id);
     if (it == buffers.end()) {
-      return InvalidInput(fmt::format("{}: the graph has no buffer {}", entry.PathOf("buffer"), file_id));
+      return InvalidInput(
+          fmt::format("{}: the graph has no buffer {}", entry.PathOf("buffer"), file_id));
     }
     std::optional<int64_t>& slot = plan.offsets[it->second.index()];
     if (slot) {
-      return InvalidInput(fmt::format("{}: {} is given two offsets", entry.PathOf("buffer"),
+      return InvalidInput(fmt::format("{}: {} is given two offsets",
+                                      entry.PathOf("buffer"),
                                       graph.Describe(it->second)));
     }
     slot = offset;
@@ -63,12 +66,14 @@ Status ReadProvenance(const JsonValue* value, Provenance& provenance) {
   JsonObject object(*value, "provenance");
   provenance.olla_version = object.String("olla_version", "");
   provenance.method = object.String("method", "");
-  if (object.Has("lower_bound_bytes")) provenance.lower_bound_bytes = object.Int("lower_bound_bytes");
-  if (object.Has("peak_live_bytes")) provenance.peak_live_bytes = object.Int("peak_live_bytes");
+  if (object.Has("lower_bound_bytes"))
+    provenance.lower_bound_bytes = object.Int("lower_bound_bytes");
+  if (object.Has("peak_live_bytes"))
+    provenance.peak_live_bytes = object.Int("peak_live_bytes");
   if (const JsonValue* options = object.OptionalObject("options")) {
     for (const auto& [key, option] : options->items()) {
-      provenance.options.emplace_back(key, option.is_string() ? option.get<std::string>()
-                                                              : option.dump());
+      provenance.options.emplace_back(
+          key, option.is_string() ? option.get<std::string>() : option.dump());
     }
   }
   return object.Finish();
@@ -118,7 +123,8 @@ StatusOr<Plan> LoadPlan(const std::string& path, const Graph& graph) {
 
 std::string PlanToJson(const Graph& graph, const Plan& plan) {
   std::string out = fmt::format(
-      "{{\n  \"format\": \"olla.plan\",\n  \"version\": {},\n  \"graph\": {},\n  \"order\": [",
+      "{{\n  \"format\": \"olla.plan\",\n  \"version\": {},\n  \"graph\": {},\n  "
+      "\"order\": [",
       kPlanFormatVersion, JsonQuote(graph.name()));
   for (int32_t s = 0; s < plan.order.size(); ++s) {
     out += s == 0 ? "" : ", ";
@@ -134,16 +140,18 @@ std::string PlanToJson(const Graph& graph, const Plan& plan) {
       if (!offset) continue;
       out += first ? "\n    " : ",\n    ";
       first = false;
-      out += fmt::format("{{\"buffer\": {}, \"offset\": {}}}", graph.buffer(BufferId(b)).file_id,
-                         *offset);
+      out += fmt::format("{{\"buffer\": {}, \"offset\": {}}}",
+                         graph.buffer(BufferId(b)).file_id, *offset);
     }
     out += first ? "],\n" : "\n  ],\n";
   }
   const Provenance& p = plan.provenance;
   out += fmt::format("  \"provenance\": {{\"olla_version\": {}, \"method\": {}",
                      JsonQuote(p.olla_version), JsonQuote(p.method));
-  if (p.lower_bound_bytes) out += fmt::format(", \"lower_bound_bytes\": {}", *p.lower_bound_bytes);
-  if (p.peak_live_bytes) out += fmt::format(", \"peak_live_bytes\": {}", *p.peak_live_bytes);
+  if (p.lower_bound_bytes)
+    out += fmt::format(", \"lower_bound_bytes\": {}", *p.lower_bound_bytes);
+  if (p.peak_live_bytes)
+    out += fmt::format(", \"peak_live_bytes\": {}", *p.peak_live_bytes);
   out += ", \"options\": {";
   for (size_t i = 0; i < p.options.size(); ++i) {
     out += fmt::format("{}{}: {}", i == 0 ? "" : ", ", JsonQuote(p.options[i].first),

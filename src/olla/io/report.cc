@@ -10,17 +10,21 @@ std::string EagerReportText(const Graph& graph, const EagerReport& r) {
   const AllocatorReplay& a = r.allocator;
   const LowerBounds& b = r.bounds;
   std::string out;
-  out += fmt::format("graph             {}\n", r.graph_name.empty() ? "(unnamed)" : r.graph_name);
-  out += fmt::format("ops               {} ({} precedence edges, critical path {} ops)\n", r.ops,
-                     r.edges, r.critical_path_length);
+  out += fmt::format("graph             {}\n",
+                     r.graph_name.empty() ? "(unnamed)" : r.graph_name);
+  out += fmt::format("ops               {} ({} precedence edges, critical path {} ops)\n",
+                     r.ops, r.edges, r.critical_path_length);
   out += fmt::format("buffers           {} ({} persistent, {})\n", r.buffers,
                      r.persistent_buffers, FormatBytes(r.persistent_bytes));
-  out += fmt::format("eager peak        {} at step {}, {}\n", FormatBytes(r.peak_live_bytes),
-                     r.peak_step, graph.Describe(r.peak_op));
-  out += fmt::format("caching allocator {} reserved in {} segment{} (persistent included)\n",
-                     FormatBytes(a.reserved_peak_bytes), a.segments, a.segments == 1 ? "" : "s");
+  out +=
+      fmt::format("eager peak        {} at step {}, {}\n", FormatBytes(r.peak_live_bytes),
+                  r.peak_step, graph.Describe(r.peak_op));
+  out += fmt::format(
+      "caching allocator {} reserved in {} segment{} (persistent included)\n",
+      FormatBytes(a.reserved_peak_bytes), a.segments, a.segments == 1 ? "" : "s");
   out += fmt::format("                  {} allocated at most: {} fragmentation\n",
-                     FormatBytes(a.peak_allocated_bytes), FormatPercent(a.fragmentation(), 1.0));
+                     FormatBytes(a.peak_allocated_bytes),
+                     FormatPercent(a.fragmentation(), 1.0));
   out += fmt::format("lower bound       {}\n", FormatBytes(b.best()));
   out += fmt::format("  forced live     {} at {}\n", FormatBytes(b.forced_live_bytes),
                      graph.Describe(b.forced_live_op));
@@ -67,9 +71,10 @@ std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck&
     out += fmt::format("arena             {} used of {} declared, alignment {}\n",
                        FormatBytes(check.arena_bytes), FormatBytes(plan.arena_bytes),
                        plan.alignment);
-    out += fmt::format("fragmentation     {} above peak live bytes\n",
-                       FormatPercent(static_cast<double>(check.arena_bytes - check.peak_live_bytes),
-                                     static_cast<double>(check.peak_live_bytes)));
+    out += fmt::format(
+        "fragmentation     {} above peak live bytes\n",
+        FormatPercent(static_cast<double>(check.arena_bytes - check.peak_live_bytes),
+                      static_cast<double>(check.peak_live_bytes)));
   } else {
     out += "arena             none: the plan is an order only\n";
   }

@@ -17,8 +17,8 @@ AllocatorReplay ReplayCachingAllocator(const Graph& graph, const Order& order,
   CachingAllocatorModel allocator;
   AllocatorReplay replay;
   int32_t current_step = -1;
-  std::vector<CachingAllocatorModel::Handle> handle(static_cast<size_t>(graph.num_buffers()),
-                                                    CachingAllocatorModel::kNoBlock);
+  std::vector<CachingAllocatorModel::Handle> handle(
+      static_cast<size_t>(graph.num_buffers()), CachingAllocatorModel::kNoBlock);
   auto allocate = [&](int64_t size) {
     const int64_t before = allocator.peak_reserved_bytes();
     const auto h = allocator.Allocate(size);

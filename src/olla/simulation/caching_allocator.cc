@@ -35,7 +35,8 @@ void CachingAllocatorModel::InsertFree(Handle handle) {
 
 void CachingAllocatorModel::EraseFree(Handle handle) {
   const Block& block = blocks_[static_cast<size_t>(handle)];
-  const size_t erased = PoolOf(block.small_pool).erase({block.size, block.address, handle});
+  const size_t erased =
+      PoolOf(block.small_pool).erase({block.size, block.address, handle});
   OLLA_CHECK(erased == 1, "free block missing from its pool");
 }
 
@@ -53,7 +54,8 @@ CachingAllocatorModel::Handle CachingAllocatorModel::Allocate(int64_t size) {
     pool.erase(fit);
   } else {
     const int64_t segment = SegmentSize(rounded);
-    handle = NewBlock({next_segment_address_, segment, small_pool, false, kNoBlock, kNoBlock});
+    handle =
+        NewBlock({next_segment_address_, segment, small_pool, false, kNoBlock, kNoBlock});
     next_segment_address_ += segment;
     reserved_ += segment;
     ++num_segments_;
@@ -63,8 +65,8 @@ CachingAllocatorModel::Handle CachingAllocatorModel::Allocate(int64_t size) {
   const int64_t remaining = block.size - rounded;
   const bool split = small_pool ? remaining >= kMinBlockSize : remaining > kSmallSize;
   if (split) {
-    const Block rest{block.address + rounded, remaining, small_pool, false, handle,
-                     block.next};
+    const Block rest{
+        block.address + rounded, remaining, small_pool, false, handle, block.next};
     const Handle rest_handle = NewBlock(rest);  // May reallocate blocks_.
     Block& head = blocks_[static_cast<size_t>(handle)];
     if (head.next != kNoBlock) blocks_[static_cast<size_t>(head.next)].prev = rest_handle;
@@ -91,7 +93,8 @@ void CachingAllocatorModel::Free(Handle handle) {
   allocated_ -= block.size;
   // Merge with free neighbours in the segment; the merged block keeps `handle`.
   for (Handle neighbour : {block.prev, block.next}) {
-    if (neighbour == kNoBlock || blocks_[static_cast<size_t>(neighbour)].allocated) continue;
+    if (neighbour == kNoBlock || blocks_[static_cast<size_t>(neighbour)].allocated)
+      continue;
     EraseFree(neighbour);
     Block& self = blocks_[static_cast<size_t>(handle)];
     const Block other = blocks_[static_cast<size_t>(neighbour)];

@@ -51,8 +51,12 @@ class CachingAllocatorModel {
   // Frees a handle returned by Allocate (kNoBlock is ignored).
   void Free(Handle handle);
 
-  int64_t address(Handle handle) const { return blocks_[static_cast<size_t>(handle)].address; }
-  int64_t block_size(Handle handle) const { return blocks_[static_cast<size_t>(handle)].size; }
+  int64_t address(Handle handle) const {
+    return blocks_[static_cast<size_t>(handle)].address;
+  }
+  int64_t block_size(Handle handle) const {
+    return blocks_[static_cast<size_t>(handle)].size;
+  }
 
   int64_t reserved_bytes() const { return reserved_; }
   int64_t allocated_bytes() const { return allocated_; }

@@ -12,7 +12,8 @@ EagerReport SimulateEager(const Graph& graph) {
   report.graph_name = graph.name();
   report.ops = graph.num_ops();
   report.buffers = graph.num_buffers();
-  for (const Buffer& buffer : graph.buffers()) report.persistent_buffers += buffer.persistent;
+  for (const Buffer& buffer : graph.buffers())
+    report.persistent_buffers += buffer.persistent;
   report.persistent_bytes = graph.persistent_bytes();
   report.edges = graph.num_edges();
   report.critical_path_length = ComputeLevels(graph).critical_path_length;

@@ -17,7 +17,8 @@ struct Interval {
 };
 
 // Returns an error message, or "" when the order is a valid schedule. Fills `step`.
-std::string CheckOrder(const Graph& graph, const Order& order, std::vector<int32_t>& step) {
+std::string CheckOrder(const Graph& graph, const Order& order,
+                       std::vector<int32_t>& step) {
   if (order.size() != graph.num_ops()) {
     return fmt::format("order has {} ops, graph has {}", order.size(), graph.num_ops());
   }
@@ -36,9 +37,10 @@ std::string CheckOrder(const Graph& graph, const Order& order, std::vector<int32
   for (int32_t o = 0; o < graph.num_ops(); ++o) {
     for (OpId after : graph.successors(OpId(o))) {
       if (step[after.index()] < step[static_cast<size_t>(o)]) {
-        return fmt::format("order runs {} at step {}, before {} at step {}, which must precede it",
-                           graph.Describe(after), step[after.index()],
-                           graph.Describe(OpId(o)), step[static_cast<size_t>(o)]);
+        return fmt::format(
+            "order runs {} at step {}, before {} at step {}, which must precede it",
+            graph.Describe(after), step[after.index()], graph.Describe(OpId(o)),
+            step[static_cast<size_t>(o)]);
       }
     }
   }
@@ -46,7 +48,8 @@ std::string CheckOrder(const Graph& graph, const Order& order, std::vector<int32
 }
 
 // Live intervals straight from the memory model (docs/graph-format.md).
-std::vector<Interval> LiveIntervals(const Graph& graph, const std::vector<int32_t>& step) {
+std::vector<Interval> LiveIntervals(const Graph& graph,
+                                    const std::vector<int32_t>& step) {
   std::vector<Interval> live(static_cast<size_t>(graph.num_buffers()));
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     const BufferId id(b);
@@ -54,7 +57,8 @@ std::vector<Interval> LiveIntervals(const Graph& graph, const std::vector<int32_
     Interval& interval = live[id.index()];
     interval.start = graph.producer(id).valid() ? step[graph.producer(id).index()] : 0;
     interval.end = interval.start + 1;
-    for (OpId user : graph.users(id)) interval.end = std::max(interval.end, step[user.index()] + 1);
+    for (OpId user : graph.users(id))
+      interval.end = std::max(interval.end, step[user.index()] + 1);
     if (graph.buffer(id).output) interval.end = graph.num_ops();
   }
   return live;
@@ -66,8 +70,10 @@ int64_t PeakLiveBytes(const Graph& graph, const Order& order,
   std::vector<int64_t> delta(static_cast<size_t>(order.size()) + 1, 0);
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     if (graph.buffer(BufferId(b)).persistent) continue;
-    delta[static_cast<size_t>(live[static_cast<size_t>(b)].start)] += graph.buffer(BufferId(b)).size;
-    delta[static_cast<size_t>(live[static_cast<size_t>(b)].end)] -= graph.buffer(BufferId(b)).size;
+    delta[static_cast<size_t>(live[static_cast<size_t>(b)].start)] +=
+        graph.buffer(BufferId(b)).size;
+    delta[static_cast<size_t>(live[static_cast<size_t>(b)].end)] -=
+        graph.buffer(BufferId(b)).size;
   }
   int64_t bytes = 0;
   for (int32_t s = 0; s < order.size(); ++s) {
@@ -78,8 +84,10 @@ int64_t PeakLiveBytes(const Graph& graph, const Order& order,
 }
 
 std::string CheckOffsets(const Graph& graph, const Plan& plan, int64_t& arena) {
-  if (plan.alignment <= 0) return fmt::format("alignment {} is not positive", plan.alignment);
-  if (plan.arena_bytes < 0) return fmt::format("arena_bytes {} is negative", plan.arena_bytes);
+  if (plan.alignment <= 0)
+    return fmt::format("alignment {} is not positive", plan.alignment);
+  if (plan.arena_bytes < 0)
+    return fmt::format("arena_bytes {} is negative", plan.arena_bytes);
   if (plan.offsets.size() != static_cast<size_t>(graph.num_buffers())) {
     return "plan offsets do not match the graph's buffers";
   }
@@ -93,15 +101,17 @@ std::string CheckOffsets(const Graph& graph, const Plan& plan, int64_t& arena) {
       continue;
     }
     if (!offset) return graph.Describe(id) + " has no offset";
-    if (*offset < 0) return fmt::format("{} has negative offset {}", graph.Describe(id), *offset);
+    if (*offset < 0)
+      return fmt::format("{} has negative offset {}", graph.Describe(id), *offset);
     if (*offset % plan.alignment != 0) {
-      return fmt::format("{} at offset {} is not aligned to {}", graph.Describe(id), *offset,
-                         plan.alignment);
+      return fmt::format("{} at offset {} is not aligned to {}", graph.Describe(id),
+                         *offset, plan.alignment);
     }
     const auto end = CheckedAdd(*offset, buffer.size);
     if (!end || *end > plan.arena_bytes) {
-      return fmt::format("{} at offset {} with size {} ends outside the arena of {} bytes",
-                         graph.Describe(id), *offset, buffer.size, plan.arena_bytes);
+      return fmt::format(
+          "{} at offset {} with size {} ends outside the arena of {} bytes",
+          graph.Describe(id), *offset, buffer.size, plan.arena_bytes);
     }
     arena = std::max(arena, *end);
   }
@@ -122,7 +132,8 @@ std::string CheckNoOverlap(const Graph& graph, const Plan& plan,
   }
   std::map<int64_t, BufferId> active;
   for (int32_t s = 0; s < graph.num_ops(); ++s) {
-    for (BufferId id : ending[static_cast<size_t>(s)]) active.erase(*plan.offsets[id.index()]);
+    for (BufferId id : ending[static_cast<size_t>(s)])
+      active.erase(*plan.offsets[id.index()]);
     for (BufferId id : starting[static_cast<size_t>(s)]) {
       const int64_t offset = *plan.offsets[id.index()];
       const int64_t end = offset + graph.buffer(id).size;
@@ -131,7 +142,8 @@ std::string CheckNoOverlap(const Graph& graph, const Plan& plan,
       if (above != active.end() && above->first < end) clash = above->second;
       if (!clash && above != active.begin()) {
         auto below = std::prev(above);
-        if (below->first + graph.buffer(below->second).size > offset) clash = below->second;
+        if (below->first + graph.buffer(below->second).size > offset)
+          clash = below->second;
       }
       if (clash) {
         return fmt::format(
