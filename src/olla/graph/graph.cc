@@ -9,38 +9,6 @@
 
 namespace olla {
 
-const char* PhaseName(Phase phase) {
-  switch (phase) {
-    case Phase::kForward:
-      return "forward";
-    case Phase::kBackward:
-      return "backward";
-    case Phase::kOptimizer:
-      return "optimizer";
-  }
-  return "?";
-}
-
-const char* BufferKindName(BufferKind kind) {
-  switch (kind) {
-    case BufferKind::kActivation:
-      return "activation";
-    case BufferKind::kGradient:
-      return "gradient";
-    case BufferKind::kParameter:
-      return "parameter";
-    case BufferKind::kOptimizerState:
-      return "optimizer_state";
-    case BufferKind::kBuffer:
-      return "buffer";
-    case BufferKind::kInput:
-      return "input";
-    case BufferKind::kOther:
-      return "other";
-  }
-  return "?";
-}
-
 std::string Graph::Describe(OpId id) const {
   const Op& o = op(id);
   if (o.name.empty()) return fmt::format("op {}", o.file_id);

@@ -10,6 +10,7 @@
 // Cost: O(ops + buffers + uses + edges) to build; adjacency lists are flat arrays.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -131,7 +132,17 @@ class Graph {
   int64_t persistent_bytes_ = 0;
 };
 
-const char* PhaseName(Phase phase);
-const char* BufferKindName(BufferKind kind);
+// The names of phases and kinds in files and reports, indexed by the enum's value.
+inline constexpr std::array<const char*, 3> kPhaseNames = {"forward", "backward",
+                                                           "optimizer"};
+inline constexpr std::array<const char*, 7> kBufferKindNames = {
+    "activation", "gradient", "parameter", "optimizer_state", "buffer", "input", "other"};
+
+inline const char* PhaseName(Phase phase) {
+  return kPhaseNames[static_cast<size_t>(phase)];
+}
+inline const char* BufferKindName(BufferKind kind) {
+  return kBufferKindNames[static_cast<size_t>(kind)];
+}
 
 }  // namespace olla

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "olla/io/file.h"
 #include "olla/io/json_object.h"
@@ -13,33 +14,17 @@
 namespace olla {
 namespace {
 
-constexpr std::pair<const char*, Phase> kPhases[] = {
-    {"forward", Phase::kForward},
-    {"backward", Phase::kBackward},
-    {"optimizer", Phase::kOptimizer},
-};
-constexpr std::pair<const char*, BufferKind> kKinds[] = {
-    {"activation", BufferKind::kActivation},
-    {"gradient", BufferKind::kGradient},
-    {"parameter", BufferKind::kParameter},
-    {"optimizer_state", BufferKind::kOptimizerState},
-    {"buffer", BufferKind::kBuffer},
-    {"input", BufferKind::kInput},
-    {"other", BufferKind::kOther},
-};
-
-// Looks `name` up in a table of (name, value) pairs; records an error listing the
-// allowed names when it is not there.
-template <typename T, size_t N>
-T Lookup(const std::pair<const char*, T> (&table)[N], const std::string& name, T fallback,
-         JsonObject& object, std::string_view key) {
-  std::string allowed;
-  for (const auto& [text, value] : table) {
-    if (name == text) return value;
-    allowed += allowed.empty() ? text : std::string(", ") + text;
+// Reads the string field `key` as one of `names` (an enum's names, indexed by its
+// value); records an error listing the allowed names when it is none of them.
+template <typename Enum, size_t N>
+Enum ReadEnum(JsonObject& object, std::string_view key,
+              const std::array<const char*, N>& names, Enum fallback) {
+  const std::string name = object.String(key, names[static_cast<size_t>(fallback)]);
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return static_cast<Enum>(i);
   }
-  object.Fail(object.PathOf(key),
-              fmt::format("unknown value '{}' (expected one of: {})", name, allowed));
+  object.Fail(object.PathOf(key), fmt::format("unknown value '{}' (expected one of: {})",
+                                              name, fmt::join(names, ", ")));
   return fallback;
 }
 
@@ -102,8 +87,7 @@ StatusOr<std::vector<Buffer>> ReadBuffers(const JsonValue& array, IdMap& ids) {
     buffer.file_id = object.Int("id");
     buffer.name = object.String("name", "");
     buffer.size = object.Int("size");
-    buffer.kind = Lookup(kKinds, object.String("kind", "activation"),
-                         BufferKind::kActivation, object, "kind");
+    buffer.kind = ReadEnum(object, "kind", kBufferKindNames, BufferKind::kActivation);
     buffer.persistent = object.Bool("persistent", false);
     buffer.output = object.Bool("output", false);
     buffer.dtype = object.String("dtype", "");
@@ -138,8 +122,7 @@ StatusOr<std::vector<Op>> ReadOps(const JsonValue& array, const IdMap& buffer_id
     op.file_id = object.Int("id");
     op.name = object.String("name", "");
     op.type = object.String("type", "");
-    op.phase = Lookup(kPhases, object.String("phase", "forward"), Phase::kForward, object,
-                      "phase");
+    op.phase = ReadEnum(object, "phase", kPhaseNames, Phase::kForward);
     op.workspace = object.Int("workspace", 0);
     const JsonValue* allocates = object.OptionalArray("allocates");
     const JsonValue* uses = object.OptionalArray("uses");
@@ -183,19 +166,7 @@ StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const JsonValue* array,
 StatusOr<Graph> ParseGraph(std::string_view json_text) {
   OLLA_ASSIGN_OR_RETURN(const JsonValue document, ParseJsonText(json_text));
   JsonObject top(document, "");
-  if (top.Has("format")) {
-    const std::string format = top.String("format");
-    if (top.ok() && format != "olla.graph") {
-      top.Fail("format", fmt::format("expected \"olla.graph\", got \"{}\"", format));
-    }
-  }
-  const int64_t version = top.Int("version");
-  if (top.ok() && version != kGraphFormatVersion) {
-    top.Fail("version",
-             fmt::format("unsupported graph format version {} (this olla reads "
-                         "version {})",
-                         version, kGraphFormatVersion));
-  }
+  top.FormatHeader("olla.graph", "graph", kGraphFormatVersion);
   std::string name = top.String("name", "");
   const JsonValue* buffers_json = top.Array("buffers");
   const JsonValue* ops_json = top.Array("ops");

@@ -155,6 +155,23 @@ const JsonValue* JsonObject::OptionalObject(std::string_view key) {
   return value;
 }
 
+void JsonObject::FormatHeader(std::string_view format, std::string_view what,
+                              int64_t version) {
+  if (Has("format")) {
+    const std::string actual = String("format");
+    if (ok() && actual != format) {
+      Fail(PathOf("format"), fmt::format("expected \"{}\", got \"{}\"", format, actual));
+    }
+  }
+  const int64_t actual_version = Int("version");
+  if (ok() && actual_version != version) {
+    Fail(PathOf("version"),
+         fmt::format("unsupported {} format version {} (this olla reads "
+                     "version {})",
+                     what, actual_version, version));
+  }
+}
+
 Status JsonObject::Finish() {
   if (ok() && object_ != nullptr) {
     for (const auto& [key, value] : object_->items()) {

@@ -44,6 +44,11 @@ class JsonObject {
   // Marks a field as known without reading it (free-form metadata).
   void Ignore(std::string_view key) { Find(key); }
 
+  // Reads the header every olla file starts with: an optional "format" that must be
+  // `format`, and a required "version" that must be `version` (`what` names the format
+  // in messages).
+  void FormatHeader(std::string_view format, std::string_view what, int64_t version);
+
   // Records an error at `path` (path of this object when empty) unless one is kept.
   void Fail(const std::string& path, const std::string& message);
   // Rejects fields no call above has read. Returns status().

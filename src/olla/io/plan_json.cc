@@ -84,18 +84,7 @@ Status ReadProvenance(const JsonValue* value, Provenance& provenance) {
 StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph) {
   OLLA_ASSIGN_OR_RETURN(const JsonValue document, ParseJsonText(json_text));
   JsonObject top(document, "");
-  if (top.Has("format")) {
-    const std::string format = top.String("format");
-    if (top.ok() && format != "olla.plan") {
-      top.Fail("format", fmt::format("expected \"olla.plan\", got \"{}\"", format));
-    }
-  }
-  const int64_t version = top.Int("version");
-  if (top.ok() && version != kPlanFormatVersion) {
-    top.Fail("version", fmt::format("unsupported plan format version {} (this olla reads "
-                                    "version {})",
-                                    version, kPlanFormatVersion));
-  }
+  top.FormatHeader("olla.plan", "plan", kPlanFormatVersion);
   top.Ignore("graph");
   const JsonValue* order = top.Array("order");
   const JsonValue* offsets = top.OptionalArray("offsets");
