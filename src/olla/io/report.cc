@@ -93,4 +93,27 @@ nlohmann::ordered_json PlanCheckJson(const Plan& plan, const PlanCheck& check) {
   return json;
 }
 
+std::string PlacementSummaryText(const PlacementProblem& problem,
+                                 const Placement& placement, double seconds) {
+  return fmt::format("arena {}, lower bound {}, gap {}, {}, {} buffers, {}, {:.3f} s\n",
+                     FormatBytes(placement.arena_bytes),
+                     FormatBytes(placement.lower_bound_bytes),
+                     FormatPercent(placement.gap(), 1.0),
+                     placement.optimal() ? "optimal" : "not proven optimal",
+                     problem.size(), placement.method, seconds);
+}
+
+nlohmann::ordered_json PlacementSummaryJson(const PlacementProblem& problem,
+                                            const Placement& placement, double seconds) {
+  nlohmann::ordered_json json;
+  json["buffers"] = problem.size();
+  json["arena_bytes"] = placement.arena_bytes;
+  json["lower_bound_bytes"] = placement.lower_bound_bytes;
+  json["gap"] = placement.gap();
+  json["optimal"] = placement.optimal();
+  json["method"] = placement.method;
+  json["seconds"] = seconds;
+  return json;
+}
+
 }  // namespace olla

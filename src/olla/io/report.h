@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "olla/graph/graph.h"
+#include "olla/placement/placement.h"
 #include "olla/plan/plan.h"
 #include "olla/simulation/eager_report.h"
 #include "olla/simulation/plan_checker.h"
@@ -19,5 +20,11 @@ nlohmann::ordered_json EagerReportJson(const Graph& graph, const EagerReport& re
 
 std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck& check);
 nlohmann::ordered_json PlanCheckJson(const Plan& plan, const PlanCheck& check);
+
+// A placement's one-line summary: arena, bound, gap, optimal or not, method, seconds.
+std::string PlacementSummaryText(const PlacementProblem& problem,
+                                 const Placement& placement, double seconds);
+nlohmann::ordered_json PlacementSummaryJson(const PlacementProblem& problem,
+                                            const Placement& placement, double seconds);
 
 }  // namespace olla

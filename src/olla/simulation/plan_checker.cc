@@ -1,12 +1,12 @@
 #include "olla/simulation/plan_checker.h"
 
 #include <algorithm>
-#include <map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "olla/core/bytes.h"
+#include "olla/simulation/overlap.h"
 
 namespace olla {
 namespace {
@@ -118,45 +118,38 @@ std::string CheckOffsets(const Graph& graph, const Plan& plan, int64_t& arena) {
   return "";
 }
 
-// Sweeps the steps keeping the live buffers in a map keyed by offset. The map never
-// holds two overlapping buffers, so a new buffer can only collide with its neighbours.
 std::string CheckNoOverlap(const Graph& graph, const Plan& plan,
                            const std::vector<Interval>& live) {
-  std::vector<std::vector<BufferId>> starting(static_cast<size_t>(graph.num_ops()));
-  std::vector<std::vector<BufferId>> ending(static_cast<size_t>(graph.num_ops()) + 1);
+  // The placed buffers as a bare placement problem: buffer i of the problem is graph
+  // buffer placed[i].
+  PlacementProblem problem;
+  std::vector<int64_t> offsets;
+  std::vector<BufferId> placed;
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     const BufferId id(b);
-    if (graph.buffer(id).persistent || graph.buffer(id).size == 0) continue;
-    starting[static_cast<size_t>(live[id.index()].start)].push_back(id);
-    ending[static_cast<size_t>(live[id.index()].end)].push_back(id);
+    if (graph.buffer(id).persistent) continue;
+    PlacementBuffer buffer;
+    buffer.id = b;
+    buffer.start = live[id.index()].start;
+    buffer.end = live[id.index()].end;
+    buffer.size = graph.buffer(id).size;
+    problem.buffers.push_back(buffer);
+    offsets.push_back(*plan.offsets[id.index()]);
+    placed.push_back(id);
   }
-  std::map<int64_t, BufferId> active;
-  for (int32_t s = 0; s < graph.num_ops(); ++s) {
-    for (BufferId id : ending[static_cast<size_t>(s)])
-      active.erase(*plan.offsets[id.index()]);
-    for (BufferId id : starting[static_cast<size_t>(s)]) {
-      const int64_t offset = *plan.offsets[id.index()];
-      const int64_t end = offset + graph.buffer(id).size;
-      auto above = active.lower_bound(offset);
-      std::optional<BufferId> clash;
-      if (above != active.end() && above->first < end) clash = above->second;
-      if (!clash && above != active.begin()) {
-        auto below = std::prev(above);
-        if (below->first + graph.buffer(below->second).size > offset)
-          clash = below->second;
-      }
-      if (clash) {
-        return fmt::format(
-            "{} [{}, {}) overlaps {} [{}, {}) while both are live at step {} ({})",
-            graph.Describe(id), offset, end, graph.Describe(*clash),
-            *plan.offsets[clash->index()],
-            *plan.offsets[clash->index()] + graph.buffer(*clash).size, s,
-            graph.Describe(plan.order.ops[static_cast<size_t>(s)]));
-      }
-      active.emplace(offset, id);
-    }
-  }
-  return "";
+  const std::optional<Overlap> overlap = FindOverlap(problem, offsets);
+  if (!overlap) return "";
+  auto range = [&](int32_t i) {
+    const PlacementBuffer& b = problem.buffers[static_cast<size_t>(i)];
+    return fmt::format("[{}, {})", offsets[static_cast<size_t>(i)],
+                       offsets[static_cast<size_t>(i)] + b.size);
+  };
+  return fmt::format("{} {} overlaps {} {} while both are live at step {} ({})",
+                     graph.Describe(placed[static_cast<size_t>(overlap->first)]),
+                     range(overlap->first),
+                     graph.Describe(placed[static_cast<size_t>(overlap->second)]),
+                     range(overlap->second), overlap->time,
+                     graph.Describe(plan.order.ops[static_cast<size_t>(overlap->time)]));
 }
 
 }  // namespace

@@ -1,0 +1,154 @@
+// olla place INPUT.csv: offsets for a bare placement problem in MiniMalloc's CSV format.
+#include <chrono>
+#include <iostream>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "olla/cli/commands.h"
+#include "olla/cli/exit_codes.h"
+#include "olla/io/file.h"
+#include "olla/io/placement_csv.h"
+#include "olla/io/report.h"
+#include "olla/placement/best_of.h"
+#include "olla/placement/greedy.h"
+#include "olla/simulation/placement_checker.h"
+
+namespace olla::cli {
+namespace {
+
+struct PlaceOptions {
+  std::string input_path;
+  std::string output_path;
+  std::string method = "auto";
+  std::optional<int64_t> capacity;
+  bool minimize = false;
+  int64_t align = 1;
+  bool ignore_offsets = false;
+  bool json = false;
+};
+
+// Both cores: the greedy variants are independent.
+constexpr int kThreads = 2;
+
+std::unique_ptr<Placer> MakePlacer(const std::string& method) {
+  if (method == "best-fit") {
+    return std::make_unique<BestOfPlacer>(
+        "best-fit", GreedyPlacersWith(FitPolicy::kBestFit), kThreads);
+  }
+  if (method == "first-fit") {
+    return std::make_unique<BestOfPlacer>(
+        "first-fit", GreedyPlacersWith(FitPolicy::kFirstFit), kThreads);
+  }
+  return std::make_unique<BestOfPlacer>("auto", AllGreedyPlacers(), kThreads);
+}
+
+// The buffers with fixed offsets must not collide among themselves: that is the
+// input's fault, not the placer's.
+Status CheckFixedBuffers(const PlacementProblem& problem) {
+  PlacementProblem fixed;
+  std::vector<int64_t> offsets;
+  for (const PlacementBuffer& b : problem.buffers) {
+    if (!b.fixed_offset) continue;
+    fixed.buffers.push_back(b);
+    offsets.push_back(*b.fixed_offset);
+  }
+  const PlacementCheck check = CheckPlacement(fixed, offsets);
+  if (!check.valid) return InvalidInput("fixed offsets collide: " + check.error);
+  return OkStatus();
+}
+
+int RunPlace(const PlaceOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  StatusOr<PlacementProblem> problem =
+      LoadPlacementCsv(options.input_path, {.ignore_offsets = options.ignore_offsets});
+  if (!problem.ok()) return ReportError(problem.status());
+  for (PlacementBuffer& b : problem->buffers)
+    b.alignment = std::lcm(b.alignment, options.align);
+  if (Status status = ValidatePlacementProblem(*problem); !status.ok()) {
+    return ReportError(status.WithContext(options.input_path));
+  }
+  if (Status status = CheckFixedBuffers(*problem); !status.ok()) {
+    return ReportError(status.WithContext(options.input_path));
+  }
+
+  const Placement placement = MakePlacer(options.method)->Place(*problem);
+  const PlacementCheck check = CheckPlacement(*problem, placement.offsets);
+  if (!check.valid) {
+    return ReportError(Internal(fmt::format("{} produced an invalid placement: {}",
+                                            placement.method, check.error)));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  if (!options.output_path.empty()) {
+    if (Status status =
+            WriteFile(options.output_path, PlacementToCsv(*problem, placement.offsets));
+        !status.ok()) {
+      return ReportError(status);
+    }
+  }
+  if (options.json) {
+    nlohmann::ordered_json json = PlacementSummaryJson(*problem, placement, seconds);
+    if (options.capacity) {
+      json["capacity"] = *options.capacity;
+      json["fits"] = placement.arena_bytes <= *options.capacity;
+    }
+    std::cout << json.dump(2) << "\n";
+  } else {
+    std::cout << PlacementSummaryText(*problem, placement, seconds);
+  }
+  if (options.capacity && placement.arena_bytes > *options.capacity) {
+    if (placement.lower_bound_bytes > *options.capacity) {
+      const LiveBytesBound bound = ComputeLiveBytesBound(*problem);
+      std::cerr << fmt::format(
+          "olla: nothing fits in {} bytes: {} bytes are live at time {} (proof: the "
+          "live-bytes "
+          "bound)\n",
+          *options.capacity, bound.bytes, bound.time);
+    } else {
+      std::cerr << fmt::format(
+          "olla: no placement within {} bytes found by {} (best {}, lower bound {})\n",
+          *options.capacity, placement.method, placement.arena_bytes,
+          placement.lower_bound_bytes);
+    }
+    return kExitNoPlan;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddPlaceCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<PlaceOptions>();
+  CLI::App* command = app.add_subcommand(
+      "place",
+      "Give every buffer of a placement problem (MiniMalloc CSV: id,lower,upper,size "
+      "with "
+      "half-open lifetimes; optional alignment and fixed offset columns) an offset, "
+      "minimising the arena or fitting a capacity. Every placement is checked before it "
+      "is "
+      "written.");
+  command->add_option("input", options->input_path, "Problem file (.csv, optionally .gz)")
+      ->required();
+  command->add_option("-o,--output", options->output_path,
+                      "Write the buffers with their offsets as CSV");
+  command->add_option("--method", options->method, "Placement method")
+      ->check(CLI::IsMember({"auto", "best-fit", "first-fit"}))
+      ->capture_default_str();
+  auto* capacity = command->add_option(
+      "--capacity", options->capacity,
+      "Decide whether everything fits in this many bytes (exit 2 if not)");
+  capacity->check(CLI::NonNegativeNumber);
+  command->add_flag("--minimize", options->minimize, "Minimise the arena (the default)")
+      ->excludes(capacity);
+  command
+      ->add_option("--align", options->align, "Align every offset to a multiple of this")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--ignore-offsets", options->ignore_offsets,
+                    "Treat an offset column as a placement to ignore, not fixed offsets");
+  command->add_flag("--json", options->json, "Print one JSON object instead of text");
+  command->callback([options, &exit_code] { exit_code = RunPlace(*options); });
+}
+
+}  // namespace olla::cli

@@ -1,0 +1,46 @@
+// Greedy placers: take the buffers one at a time in a priority order and put each at
+// an offset among the buffers already placed that overlap it in time.
+//
+// - Best fit puts a buffer in the smallest gap that holds it (ties to the lowest
+//   offset), first fit in the lowest gap; with no gap, on top of the highest
+//   overlapping buffer. Gaps respect each buffer's alignment.
+// - Orders: decreasing size (XLA's and TensorFlow Lite's choice), decreasing lifetime,
+//   decreasing area (size x lifetime), decreasing number of conflicts. Ties break on
+//   size, then lifetime, then index, so results are deterministic.
+// - Buffers with a fixed offset are placed first, where they are fixed.
+// Cost: O(n log n + sum over buffers of k log k), k the buffers overlapping each one
+// (IntervalIndex finds them without scanning everything).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "olla/placement/placer.h"
+
+namespace olla {
+
+enum class FitPolicy { kBestFit, kFirstFit };
+enum class GreedyOrder { kSize, kLifetime, kArea, kConflicts };
+
+struct GreedyOptions {
+  FitPolicy fit = FitPolicy::kBestFit;
+  GreedyOrder order = GreedyOrder::kSize;
+};
+
+class GreedyPlacer : public Placer {
+ public:
+  explicit GreedyPlacer(GreedyOptions options) : options_(options) {}
+  std::string name() const override;  // For example "best-fit/size".
+  Placement Place(const PlacementProblem& problem) const override;
+
+ private:
+  GreedyOptions options_;
+};
+
+// Every combination of fit policy and order, best fit first.
+std::vector<std::unique_ptr<Placer>> AllGreedyPlacers();
+// Every order with one fit policy.
+std::vector<std::unique_ptr<Placer>> GreedyPlacersWith(FitPolicy fit);
+
+}  // namespace olla

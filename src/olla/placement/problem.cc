@@ -1,0 +1,68 @@
+#include "olla/placement/problem.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "olla/core/bytes.h"
+
+namespace olla {
+
+Status ValidatePlacementProblem(const PlacementProblem& problem) {
+  int64_t total = 0;
+  for (const PlacementBuffer& b : problem.buffers) {
+    if (b.start >= b.end) {
+      return InvalidInput(
+          fmt::format("buffer {}: lifetime [{}, {}) is empty (lower must be "
+                      "below upper)",
+                      b.id, b.start, b.end));
+    }
+    if (b.size < 0)
+      return InvalidInput(fmt::format("buffer {}: negative size {}", b.id, b.size));
+    if (b.alignment <= 0) {
+      return InvalidInput(
+          fmt::format("buffer {}: alignment {} is not positive", b.id, b.alignment));
+    }
+    const auto sum = CheckedAdd(total, b.size);
+    if (!sum) return InvalidInput(fmt::format("buffer {}: sizes overflow 64 bits", b.id));
+    total = *sum;
+    if (b.fixed_offset) {
+      if (*b.fixed_offset < 0 || *b.fixed_offset % b.alignment != 0) {
+        return InvalidInput(
+            fmt::format("buffer {}: fixed offset {} is negative or not "
+                        "aligned to {}",
+                        b.id, *b.fixed_offset, b.alignment));
+      }
+      if (!CheckedAdd(*b.fixed_offset, b.size)) {
+        return InvalidInput(
+            fmt::format("buffer {}: fixed offset + size overflows", b.id));
+      }
+    }
+  }
+  return OkStatus();
+}
+
+LiveBytesBound ComputeLiveBytesBound(const PlacementProblem& problem) {
+  // Events (time, delta): at equal times, ends (negative deltas) come first, because
+  // lifetimes are half-open.
+  std::vector<std::pair<int64_t, int64_t>> events;
+  events.reserve(2 * problem.buffers.size());
+  LiveBytesBound bound;
+  for (const PlacementBuffer& b : problem.buffers) {
+    if (b.size == 0) continue;
+    events.emplace_back(b.start, b.size);
+    events.emplace_back(b.end, -b.size);
+    if (b.fixed_offset && *b.fixed_offset + b.size > bound.bytes) {
+      bound = {*b.fixed_offset + b.size, b.start};
+    }
+  }
+  std::sort(events.begin(), events.end());
+  int64_t live = 0;
+  for (const auto& [time, delta] : events) {
+    live += delta;
+    if (live > bound.bytes) bound = {live, time};
+  }
+  return bound;
+}
+
+}  // namespace olla

@@ -1,0 +1,56 @@
+// PlacementProblem: buffers with a size, an alignment and a half-open lifetime
+// [start, end), to be given offsets in one arena so that buffers live at the same time
+// never share a byte. Placement never sees a graph: the same problem comes from an
+// order's lifetimes or from a MiniMalloc CSV file.
+//
+// The live-bytes lower bound is the largest total size live at one instant (and no
+// arena can end below a fixed buffer's end). Cost: O(n log n), a sweep over sorted
+// start and end times.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "olla/core/status.h"
+
+namespace olla {
+
+struct PlacementBuffer {
+  int64_t id = 0;  // The caller's id (a CSV row's id, a graph buffer's index).
+  int64_t start = 0;
+  int64_t end = 0;  // Exclusive; start < end.
+  int64_t size = 0;
+  int64_t alignment = 1;  // The offset must be a multiple of it.
+  std::optional<int64_t> fixed_offset;
+
+  bool Overlaps(const PlacementBuffer& other) const {
+    return start < other.end && other.start < end;
+  }
+};
+
+struct PlacementProblem {
+  std::vector<PlacementBuffer> buffers;
+
+  int32_t size() const { return static_cast<int32_t>(buffers.size()); }
+};
+
+// Ok when every buffer has start < end, size >= 0, alignment > 0, a fixed offset (if
+// any) that is non-negative and aligned, and sizes and fixed ends fit in 63 bits.
+// Messages name the buffer by its id.
+Status ValidatePlacementProblem(const PlacementProblem& problem);
+
+struct LiveBytesBound {
+  int64_t bytes = 0;  // No placement's arena is smaller.
+  int64_t time = 0;   // An instant at which that many bytes are live (or the fixed
+                      // buffer's start, when a fixed end is the larger bound).
+};
+
+LiveBytesBound ComputeLiveBytesBound(const PlacementProblem& problem);
+
+inline int64_t AlignUp(int64_t value, int64_t alignment) {
+  const int64_t remainder = value % alignment;
+  return remainder == 0 ? value : value + (alignment - remainder);
+}
+
+}  // namespace olla
