@@ -20,7 +20,7 @@ TEST(CliTest, Version) {
 }
 
 TEST(CliTest, HelpOnEveryCommand) {
-  for (const std::string command : {"", "simulate ", "check ", "generate "}) {
+  for (const std::string command : {"", "simulate ", "check ", "place ", "generate "}) {
     const CliResult result = RunOlla(command + "--help");
     EXPECT_EQ(result.exit_code, 0) << command;
     EXPECT_THAT(result.out, HasSubstr("Usage:")) << command;
@@ -101,6 +101,55 @@ TEST(CliTest, GeneratedGzipGraphLoadsAndSimulates) {
   EXPECT_EQ(ReadText(path), ReadText(again));
   std::filesystem::remove(path);
   std::filesystem::remove(again);
+}
+
+TEST(CliTest, PlaceWritesACheckedCsv) {
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("olla_place_" + std::to_string(::getpid()) + ".csv"))
+                              .string();
+  const CliResult result =
+      RunOlla("place examples/placement/staircase.csv --align 8 -o " + out);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(ReadText(out),
+            "id,lower,upper,size,alignment,offset\n"
+            "in,0,2,12,8,64\nconv1,1,3,24,8,88\nconv2,2,4,36,8,48\nconv3,3,5,48,8,0\n"
+            "skip,0,2,60,8,0\n");
+  // The written file is itself a valid problem with fixed offsets.
+  const CliResult again = RunOlla("place --json " + out);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["arena_bytes"], 112);
+  std::filesystem::remove(out);
+}
+
+TEST(CliTest, PlaceCapacityBelowTheBoundIsProvedImpossible) {
+  const CliResult result =
+      RunOlla("place examples/placement/staircase.csv --capacity 95");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err,
+            "olla: nothing fits in 95 bytes: 96 bytes are live at time 1 (proof: the "
+            "live-bytes "
+            "bound)\n");
+}
+
+TEST(CliTest, PlaceCapacityTheGreedyMissesExitsTwo) {
+  const CliResult result =
+      RunOlla("place examples/placement/staircase.csv --capacity 100");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("no placement within 100 bytes found by"));
+  const CliResult json =
+      RunOlla("place examples/placement/staircase.csv --capacity 100 --json");
+  EXPECT_EQ(nlohmann::json::parse(json.out)["fits"], false);
+}
+
+TEST(CliTest, PlaceUsageErrors) {
+  for (const std::string arguments :
+       {"place", "place examples/placement/staircase.csv --method magic",
+        "place examples/placement/staircase.csv --capacity 5 --minimize",
+        "place examples/placement/staircase.csv --align 0"}) {
+    const CliResult result = RunOlla(arguments);
+    EXPECT_EQ(result.exit_code, 1) << arguments;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Every bad input in tests/errors is rejected with exit code 1 and exactly the one line
 // its .expected file holds (line 1: the exit code; line 2: stderr). Graph cases are
-// loaded by `olla simulate`; plan cases are checked against examples/figure3.json.
+// loaded by `olla simulate`; plan cases are checked against examples/figure3.json;
+// CSV cases are placed by `olla place`.
 #include <gtest/gtest.h>
 
 #include "run_olla.h"
@@ -21,6 +22,9 @@ std::vector<ErrorCase> AllCases() {
   for (const std::string& plan : FilesEndingWith("tests/errors/plan", ".json")) {
     cases.push_back({plan, "check examples/figure3.json " + plan});
   }
+  for (const std::string& csv : FilesEndingWith("tests/errors/csv", ".csv")) {
+    cases.push_back({csv, "place " + csv});
+  }
   return cases;
 }
 
@@ -31,7 +35,7 @@ TEST_P(ErrorCaseTest, RejectedWithOneClearLine) {
   const CliResult result = RunOlla(error_case.command);
   const std::string actual = std::to_string(result.exit_code) + "\n" + result.err;
   const std::string expected_path =
-      SourcePath(error_case.input.substr(0, error_case.input.size() - 5) + ".expected");
+      SourcePath(error_case.input.substr(0, error_case.input.rfind('.')) + ".expected");
   if (UpdateGolden()) WriteText(expected_path, actual);
   EXPECT_EQ(actual, ReadText(expected_path)) << "olla " << error_case.command;
   EXPECT_EQ(result.exit_code, 1);

@@ -1,12 +1,20 @@
 // The CLI's text output, compared with golden files: each tests/golden/NAME.cmd holds
-// the arguments of one olla command, NAME.golden its exact stdout. Regenerate with
+// the arguments of one olla command, NAME.golden its exact stdout, with measured times
+// ("0.013 s", "\"seconds\": 0.013") replaced by "<time>". Regenerate with
 // OLLA_UPDATE_GOLDEN=1 and review the diff.
+#include <regex>
+
 #include <gtest/gtest.h>
 
 #include "run_olla.h"
 
 namespace olla::testing {
 namespace {
+
+std::string WithoutTimes(const std::string& text) {
+  static const std::regex kSeconds(R"((\d+\.\d+ s\b)|("seconds": [0-9.e+-]+))");
+  return std::regex_replace(text, kSeconds, "<time>");
+}
 
 class GoldenTest : public ::testing::TestWithParam<std::string> {};
 
@@ -17,8 +25,9 @@ TEST_P(GoldenTest, OutputMatches) {
   const CliResult result = RunOlla(arguments);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string golden_path = cmd_path.substr(0, cmd_path.size() - 4) + ".golden";
-  if (UpdateGolden()) WriteText(golden_path, result.out);
-  EXPECT_EQ(result.out, ReadText(golden_path)) << "olla " << arguments;
+  const std::string output = WithoutTimes(result.out);
+  if (UpdateGolden()) WriteText(golden_path, output);
+  EXPECT_EQ(output, ReadText(golden_path)) << "olla " << arguments;
 }
 
 std::string NameOf(const ::testing::TestParamInfo<std::string>& case_info) {

@@ -88,7 +88,7 @@ StatusOr<PlacementProblem> ParsePlacementCsv(std::string_view text,
   }
 
   PlacementProblem problem;
-  std::unordered_map<int64_t, size_t> line_of_id;
+  std::unordered_map<std::string, size_t> line_of_id;
   while (const std::optional<std::string_view> line = next_line()) {
     const std::vector<std::string_view> fields = SplitFields(*line);
     if (fields.size() != names.size()) {
@@ -96,7 +96,7 @@ StatusOr<PlacementProblem> ParsePlacementCsv(std::string_view text,
                                       line_number, fields.size(), names.size()));
     }
     std::array<std::optional<int64_t>, kNumColumns> values;
-    for (int c = 0; c < kNumColumns; ++c) {
+    for (int c = kId + 1; c < kNumColumns; ++c) {  // The id is any text.
       const int field = column_of[static_cast<size_t>(c)];
       if (field < 0) continue;
       const std::string_view raw = fields[static_cast<size_t>(field)];
@@ -111,7 +111,9 @@ StatusOr<PlacementProblem> ParsePlacementCsv(std::string_view text,
       values[static_cast<size_t>(c)] = value;
     }
     PlacementBuffer buffer;
-    buffer.id = *values[kId];
+    buffer.id = std::string(fields[static_cast<size_t>(column_of[kId])]);
+    if (buffer.id.empty())
+      return InvalidInput(fmt::format("line {}: empty id", line_number));
     buffer.start = *values[kLower];
     buffer.end = *values[kUpper];
     buffer.size = *values[kSize];

@@ -1,7 +1,8 @@
 // MiniMalloc's CSV format for placement problems: a header naming the columns, then
-// one buffer per line. Required columns: id, lower, upper (half-open lifetime
-// [lower, upper)), size. Optional: alignment, offset (a fixed offset). Columns may come
-// in any order; unknown columns are errors. Errors name the file's line and column.
+// one buffer per line. Required columns: id (any text without commas), lower, upper
+// (half-open lifetime [lower, upper)), size. Optional: alignment, offset (a fixed
+// offset). Columns may come in any order; unknown columns are errors. Errors name the
+// file's line and column.
 //
 // Writing adds (or fills) the offset column: id,lower,upper,size[,alignment],offset.
 #pragma once

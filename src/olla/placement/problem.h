@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "olla/core/status.h"
@@ -17,7 +18,7 @@
 namespace olla {
 
 struct PlacementBuffer {
-  int64_t id = 0;  // The caller's id (a CSV row's id, a graph buffer's index).
+  std::string id;  // The caller's name for it (a CSV row's id, a graph buffer's index).
   int64_t start = 0;
   int64_t end = 0;  // Exclusive; start < end.
   int64_t size = 0;

@@ -129,7 +129,7 @@ std::string CheckNoOverlap(const Graph& graph, const Plan& plan,
     const BufferId id(b);
     if (graph.buffer(id).persistent) continue;
     PlacementBuffer buffer;
-    buffer.id = b;
+    buffer.id = std::to_string(b);
     buffer.start = live[id.index()].start;
     buffer.end = live[id.index()].end;
     buffer.size = graph.buffer(id).size;

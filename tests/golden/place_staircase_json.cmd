@@ -1,0 +1,1 @@
+place examples/placement/staircase.csv --json --capacity 120 --method best-fit

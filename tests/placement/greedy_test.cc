@@ -1,0 +1,104 @@
+#include "olla/placement/greedy.h"
+
+#include <gtest/gtest.h>
+
+#include "olla/simulation/placement_checker.h"
+
+#include "random_placement.h"
+
+namespace olla {
+namespace {
+
+PlacementBuffer Buffer(std::string id, int64_t start, int64_t end, int64_t size) {
+  PlacementBuffer b;
+  b.id = std::move(id);
+  b.start = start;
+  b.end = end;
+  b.size = size;
+  return b;
+}
+
+// Five buffers where placing by decreasing size is 12.5 % above the bound: the two big
+// buffers that do not overlap in time end up stacked over a gap the others cannot use.
+PlacementProblem StaircaseProblem() {
+  return {{Buffer("0", 0, 2, 12), Buffer("1", 1, 3, 24), Buffer("2", 2, 4, 36),
+           Buffer("3", 3, 5, 48), Buffer("4", 0, 2, 60)}};
+}
+
+TEST(GreedyTest, BestFitBySizeOnTheStaircase) {
+  const Placement placement =
+      GreedyPlacer({FitPolicy::kBestFit, GreedyOrder::kSize}).Place(StaircaseProblem());
+  EXPECT_EQ(placement.lower_bound_bytes, 96);
+  EXPECT_EQ(placement.arena_bytes, 108);
+  EXPECT_FALSE(placement.optimal());
+  EXPECT_EQ(placement.method, "best-fit/size");
+  EXPECT_TRUE(CheckPlacement(StaircaseProblem(), placement.offsets).valid);
+}
+
+TEST(GreedyTest, BestFitTakesTheSmallestGapFirstFitTheLowest) {
+  // Placed first (by size): a big buffer over [0, 10) at 0 and two that leave gaps of
+  // 6 bytes at [100, 106) and 4 bytes at [200, 204); the 4-byte buffer fits both.
+  const PlacementProblem problem{{Buffer("wall0", 0, 10, 100), Buffer("wall1", 0, 10, 94),
+                                  Buffer("wall2", 0, 10, 90), Buffer("small", 0, 10, 4)}};
+  PlacementProblem with_gaps = problem;
+  with_gaps.buffers[0].fixed_offset = 0;
+  with_gaps.buffers[1].fixed_offset = 106;
+  with_gaps.buffers[2].fixed_offset = 204;
+  const Placement best =
+      GreedyPlacer({FitPolicy::kBestFit, GreedyOrder::kSize}).Place(with_gaps);
+  const Placement first =
+      GreedyPlacer({FitPolicy::kFirstFit, GreedyOrder::kSize}).Place(with_gaps);
+  EXPECT_EQ(best.offsets[3], 200);
+  EXPECT_EQ(first.offsets[3], 100);
+}
+
+TEST(GreedyTest, RespectsAlignmentAndFixedOffsets) {
+  PlacementBuffer fixed = Buffer("fixed", 0, 4, 10);
+  fixed.fixed_offset = 0;
+  PlacementBuffer aligned = Buffer("aligned", 0, 4, 8);
+  aligned.alignment = 64;
+  const PlacementProblem problem{{fixed, aligned, Buffer("zero", 0, 4, 0)}};
+  for (const auto& placer : AllGreedyPlacers()) {
+    const Placement placement = placer->Place(problem);
+    EXPECT_EQ(placement.offsets[0], 0) << placer->name();
+    EXPECT_EQ(placement.offsets[1], 64) << placer->name();
+    EXPECT_EQ(placement.arena_bytes, 72) << placer->name();
+  }
+}
+
+// Every greedy placer, on many random problems (with alignment and fixed buffers):
+// the independent checker accepts the offsets and the arena is reported right.
+TEST(GreedyTest, EveryPlacerIsValidOnRandomProblems) {
+  const auto placers = AllGreedyPlacers();
+  ASSERT_EQ(placers.size(), 8u);
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const PlacementProblem problem =
+        testing::RandomPlacementProblem({.buffers = 30,
+                                         .seed = seed,
+                                         .horizon = 20,
+                                         .max_size = 50,
+                                         .max_alignment = 4,
+                                         .fixed_probability = 0.1});
+    for (const auto& placer : placers) {
+      const Placement placement = placer->Place(problem);
+      const PlacementCheck check = CheckPlacement(problem, placement.offsets);
+      ASSERT_TRUE(check.valid) << placer->name() << " seed " << seed << ": "
+                               << check.error;
+      EXPECT_EQ(check.arena_bytes, placement.arena_bytes);
+      EXPECT_GE(placement.arena_bytes, placement.lower_bound_bytes);
+    }
+  }
+}
+
+TEST(GreedyTest, OrdersDiffer) {
+  // Not every order gives the same offsets: they are distinct heuristics.
+  const PlacementProblem problem = testing::RandomPlacementProblem(
+      {.buffers = 40, .seed = 9, .horizon = 20, .max_size = 50});
+  std::set<std::vector<int64_t>> distinct;
+  for (const auto& placer : AllGreedyPlacers())
+    distinct.insert(placer->Place(problem).offsets);
+  EXPECT_GE(distinct.size(), 3u);
+}
+
+}  // namespace
+}  // namespace olla
