@@ -41,3 +41,4 @@ read -r seconds max_kb < "$work/time"
   echo '```'
 } > "$out"
 cat "$out"
+bash bench/placement.sh "$build"

@@ -11,6 +11,7 @@
 #include "olla/io/placement_csv.h"
 #include "olla/io/report.h"
 #include "olla/placement/best_of.h"
+#include "olla/placement/exact.h"
 #include "olla/placement/greedy.h"
 #include "olla/simulation/placement_checker.h"
 
@@ -25,13 +26,34 @@ struct PlaceOptions {
   bool minimize = false;
   int64_t align = 1;
   bool ignore_offsets = false;
+  double time_limit_seconds = 30.0;
   bool json = false;
 };
 
 // Both cores: the greedy variants are independent.
 constexpr int kThreads = 2;
 
-std::unique_ptr<Placer> MakePlacer(const std::string& method) {
+// The exact search keeps one search frame per placed buffer; above this size `auto`
+// stays with the greedy placers, which real traces of that size suit well.
+constexpr int32_t kMaxExactBuffers = 3000;
+
+ExactOptions ExactOptionsFrom(const PlaceOptions& options) {
+  ExactOptions exact;
+  exact.time_limit_seconds = options.time_limit_seconds;
+  exact.threads = kThreads;
+  return exact;
+}
+
+bool UseExact(const PlaceOptions& options, const PlacementProblem& problem) {
+  const bool fixed =
+      std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                  [](const PlacementBuffer& b) { return b.fixed_offset.has_value(); });
+  if (fixed) return false;
+  return options.method == "exact" ||
+         (options.method == "auto" && problem.size() <= kMaxExactBuffers);
+}
+
+std::unique_ptr<Placer> MakeGreedyPlacer(const std::string& method) {
   if (method == "best-fit") {
     return std::make_unique<BestOfPlacer>(
         "best-fit", GreedyPlacersWith(FitPolicy::kBestFit), kThreads);
@@ -40,7 +62,32 @@ std::unique_ptr<Placer> MakePlacer(const std::string& method) {
     return std::make_unique<BestOfPlacer>(
         "first-fit", GreedyPlacersWith(FitPolicy::kFirstFit), kThreads);
   }
-  return std::make_unique<BestOfPlacer>("auto", AllGreedyPlacers(), kThreads);
+  return std::make_unique<BestOfPlacer>("greedy", AllGreedyPlacers(), kThreads);
+}
+
+// Fitting a capacity: the greedy placers first, then (where the method allows) the
+// exact search, which either finds a placement or proves there is none.
+Placement FitCapacity(const PlaceOptions& options, const PlacementProblem& problem,
+                      Feasibility& feasibility) {
+  Placement placement = MakeGreedyPlacer(options.method)->Place(problem);
+  feasibility = placement.arena_bytes <= *options.capacity ? Feasibility::kFits
+                                                           : Feasibility::kUnknown;
+  if (feasibility == Feasibility::kFits || !UseExact(options, problem)) return placement;
+  const CapacitySearch search =
+      FitUnderCapacity(problem, *options.capacity, ExactOptionsFrom(options));
+  feasibility = search.feasibility;
+  if (search.feasibility == Feasibility::kFits) {
+    placement.offsets = search.offsets;
+    placement.arena_bytes = ArenaOf(problem, placement.offsets);
+    placement.method = "exact";
+  }
+  return placement;
+}
+
+Placement Minimize(const PlaceOptions& options, const PlacementProblem& problem) {
+  if (UseExact(options, problem))
+    return ExactPlacer(ExactOptionsFrom(options)).Place(problem);
+  return MakeGreedyPlacer(options.method)->Place(problem);
 }
 
 // The buffers with fixed offsets must not collide among themselves: that is the
@@ -72,7 +119,9 @@ int RunPlace(const PlaceOptions& options) {
     return ReportError(status.WithContext(options.input_path));
   }
 
-  const Placement placement = MakePlacer(options.method)->Place(*problem);
+  Feasibility feasibility = Feasibility::kUnknown;
+  Placement placement = options.capacity ? FitCapacity(options, *problem, feasibility)
+                                         : Minimize(options, *problem);
   const PlacementCheck check = CheckPlacement(*problem, placement.offsets);
   if (!check.valid) {
     return ReportError(Internal(fmt::format("{} produced an invalid placement: {}",
@@ -134,7 +183,7 @@ void AddPlaceCommand(CLI::App& app, int& exit_code) {
   command->add_option("-o,--output", options->output_path,
                       "Write the buffers with their offsets as CSV");
   command->add_option("--method", options->method, "Placement method")
-      ->check(CLI::IsMember({"auto", "best-fit", "first-fit"}))
+      ->check(CLI::IsMember({"auto", "best-fit", "first-fit", "exact"}))
       ->capture_default_str();
   auto* capacity = command->add_option(
       "--capacity", options->capacity,
@@ -145,6 +194,11 @@ void AddPlaceCommand(CLI::App& app, int& exit_code) {
   command
       ->add_option("--align", options->align, "Align every offset to a multiple of this")
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--time-limit", options->time_limit_seconds,
+                   "Wall-clock seconds for the exact search")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command->add_flag("--ignore-offsets", options->ignore_offsets,
                     "Treat an offset column as a placement to ignore, not fixed offsets");
   command->add_flag("--json", options->json, "Print one JSON object instead of text");

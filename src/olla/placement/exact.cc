@@ -1,0 +1,492 @@
+#include "olla/placement/exact.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <thread>
+
+#include "olla/placement/best_of.h"
+#include "olla/placement/greedy.h"
+#include "olla/placement/sections.h"
+
+namespace olla {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Outcome { kFound, kExhausted, kAborted };
+
+// The shared, read-only view of one partition.
+struct PartitionView {
+  const PlacementProblem* problem;
+  const Sections* sections;
+  const Partition* partition;
+  std::vector<std::vector<int32_t>> overlaps;  // Per buffer: partition buffers it meets.
+};
+
+// Static priorities: rank[b] orders buffers placed at the same offset.
+using RankOrder = std::vector<int32_t>;
+
+std::vector<RankOrder> RankOrders(const PlacementProblem& problem,
+                                  const Sections& sections) {
+  // The largest cross-section total each buffer lives through ("crowd"): buffers in the
+  // most crowded stretch are the most constrained.
+  std::vector<int64_t> section_total(static_cast<size_t>(sections.size()), 0);
+  for (int32_t s = 0; s < sections.size(); ++s) {
+    for (int32_t b : sections.buffers_in[static_cast<size_t>(s)]) {
+      section_total[static_cast<size_t>(s)] +=
+          problem.buffers[static_cast<size_t>(b)].size;
+    }
+  }
+  const auto n = static_cast<size_t>(problem.size());
+  std::vector<int64_t> crowd(n, 0), area(n, 0), length(n, 0), span(n, 0), size(n, 0);
+  for (size_t b = 0; b < n; ++b) {
+    const SectionRange range = sections.of_buffer[b];
+    for (int32_t s = range.first; s < range.last; ++s) {
+      crowd[b] = std::max(crowd[b], section_total[static_cast<size_t>(s)]);
+    }
+    length[b] = problem.buffers[b].end - problem.buffers[b].start;
+    span[b] = range.last - range.first;
+    size[b] = problem.buffers[b].size;
+    // Saturating: areas only order buffers.
+    area[b] = problem.buffers[b].size > INT64_MAX / std::max<int64_t>(length[b], 1)
+                  ? INT64_MAX
+                  : problem.buffers[b].size * length[b];
+  }
+  auto order_by = [&](std::vector<const std::vector<int64_t>*> keys) {
+    std::vector<int32_t> ids(n);
+    std::iota(ids.begin(), ids.end(), 0);
+    std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t c) {
+      for (const auto* key : keys) {
+        const int64_t ka = (*key)[static_cast<size_t>(a)],
+                      kc = (*key)[static_cast<size_t>(c)];
+        if (ka != kc) return ka > kc;
+      }
+      return a < c;
+    });
+    RankOrder rank(n);
+    for (size_t r = 0; r < n; ++r)
+      rank[static_cast<size_t>(ids[r])] = static_cast<int32_t>(r);
+    return rank;
+  };
+  // Crowded stretch first, then long lifetimes, then large areas; and other mixes. No
+  // one order wins everywhere: each of the challenging instances falls to some of them.
+  return {order_by({&crowd, &length, &area}), order_by({&crowd, &span, &size}),
+          order_by({&crowd, &area, &length}), order_by({&length, &area, &crowd}),
+          order_by({&size, &length}),         order_by({&area, &crowd, &length})};
+}
+
+class Searcher {
+ public:
+  Searcher(const PartitionView& view, const RankOrder& rank, int64_t capacity,
+           const ExactOptions& options, int64_t node_limit, Clock::time_point deadline)
+      : view_(view),
+        problem_(*view.problem),
+        rank_(rank),
+        capacity_(capacity),
+        options_(options),
+        node_limit_(node_limit),
+        deadline_(deadline) {}
+
+  Outcome Run(std::vector<int64_t>& offsets) {
+    const auto n = static_cast<size_t>(problem_.size());
+    const auto sections = static_cast<size_t>(view_.sections->size());
+    offset_.assign(n, -1);
+    base_.assign(n, 0);
+    floor_.assign(sections, 0);
+    remaining_.assign(sections, 0);
+    spanning_.assign(sections, 0);
+    open_.assign(n, 0);
+    std::vector<int32_t> unplaced;
+    for (int32_t b : view_.partition->buffers) {
+      // Zero-size buffers take no bytes: they sit at offset 0 from the start.
+      if (problem_.buffers[static_cast<size_t>(b)].size == 0) {
+        offset_[static_cast<size_t>(b)] = 0;
+        continue;
+      }
+      unplaced.push_back(b);
+      const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+      for (int32_t s = range.first; s < range.last; ++s) {
+        remaining_[static_cast<size_t>(s)] +=
+            problem_.buffers[static_cast<size_t>(b)].size;
+        if (s + 1 < range.last) ++spanning_[static_cast<size_t>(s)];
+      }
+    }
+    for (int32_t b : unplaced) {
+      for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
+        if (problem_.buffers[static_cast<size_t>(other)].size > 0)
+          ++open_[static_cast<size_t>(b)];
+      }
+    }
+    if (Search(unplaced, view_.partition->sections, 0, -1)) {
+      for (int32_t b : view_.partition->buffers) {
+        offsets[static_cast<size_t>(b)] = offset_[static_cast<size_t>(b)];
+      }
+      return Outcome::kFound;
+    }
+    return aborted_ ? Outcome::kAborted : Outcome::kExhausted;
+  }
+
+  int64_t nodes() const { return nodes_; }
+
+ private:
+  // Every change to the search state goes through Set, which records the old value on
+  // a trail; UndoTo(mark) restores everything changed since the mark.
+  enum Field : uint8_t { kOffset, kBase, kFloor, kRemaining, kSpanning, kOpen };
+  struct Change {
+    Field field;
+    int32_t index;
+    int64_t old_value;
+  };
+  std::vector<int64_t>& Array(Field field) {
+    switch (field) {
+      case kOffset:
+        return offset_;
+      case kBase:
+        return base_;
+      case kFloor:
+        return floor_;
+      case kRemaining:
+        return remaining_;
+      case kSpanning:
+        return spanning_;
+      case kOpen:
+        return open_;
+    }
+    return offset_;
+  }
+  void Set(Field field, int32_t index, int64_t value) {
+    int64_t& slot = Array(field)[static_cast<size_t>(index)];
+    trail_.push_back({field, index, slot});
+    slot = value;
+  }
+  void UndoTo(size_t mark) {
+    while (trail_.size() > mark) {
+      const Change& change = trail_.back();
+      Array(change.field)[static_cast<size_t>(change.index)] = change.old_value;
+      trail_.pop_back();
+    }
+  }
+
+  int64_t Candidate(int32_t b) const {
+    return AlignUp(base_[static_cast<size_t>(b)],
+                   problem_.buffers[static_cast<size_t>(b)].alignment);
+  }
+
+  // True when the buffers of `unplaced`, which live only in `range`, can all be placed
+  // under the current state; the placement is then left in the state.
+  bool Search(const std::vector<int32_t>& all_unplaced, SectionRange range,
+              int64_t last_offset, int32_t last_rank) {
+    // A buffer that no unplaced buffer overlaps any more ("hatless") has its final
+    // offset: nothing can rise under it or rest on it. Place it now, outside the
+    // branching.
+    std::vector<int32_t> unplaced;
+    unplaced.reserve(all_unplaced.size());
+    for (int32_t b : all_unplaced) {
+      if (!options_.place_hatless || open_[static_cast<size_t>(b)] > 0) {
+        unplaced.push_back(b);
+        continue;
+      }
+      const int64_t offset = Candidate(b);
+      if (offset + problem_.buffers[static_cast<size_t>(b)].size > capacity_)
+        return false;
+      Place(b, offset);
+    }
+    if (unplaced.empty()) return true;
+    if (++nodes_ > node_limit_ || ((nodes_ & 1023) == 0 && Clock::now() > deadline_)) {
+      aborted_ = true;
+      return false;
+    }
+    struct Choice {
+      int64_t offset;
+      int32_t rank;
+      int32_t buffer;
+    };
+    std::vector<Choice> choices;
+    choices.reserve(unplaced.size());
+    int64_t min_top = INT64_MAX;
+    for (int32_t b : unplaced) {
+      const int64_t offset = Candidate(b);
+      const int64_t top = offset + problem_.buffers[static_cast<size_t>(b)].size;
+      if (top > capacity_) return false;  // Candidates only grow: it can never fit.
+      min_top = std::min(min_top, top);
+      choices.push_back({offset, rank_[static_cast<size_t>(b)], b});
+    }
+    std::sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& c) {
+      return a.offset != c.offset ? a.offset < c.offset : a.rank < c.rank;
+    });
+    std::vector<int32_t> rest;
+    rest.reserve(unplaced.size());
+    for (const Choice& choice : choices) {
+      if (options_.canonical_order &&
+          (choice.offset < last_offset ||
+           (choice.offset == last_offset && choice.rank < last_rank))) {
+        continue;
+      }
+      // Another buffer would fit entirely below this one: placing it first is as good.
+      if (options_.dominance && choice.offset >= min_top) break;
+      const size_t mark = trail_.size();
+      Place(choice.buffer, choice.offset);
+      rest.clear();
+      for (int32_t b : unplaced) {
+        if (b != choice.buffer) rest.push_back(b);
+      }
+      if ((!options_.section_bound || SectionsFit(range, choice.offset)) &&
+          SearchRest(rest, range, choice)) {
+        return true;
+      }
+      UndoTo(mark);
+      if (aborted_) return false;
+    }
+    return false;
+  }
+
+  // After placing `choice.buffer`: the rest as one search, or, where no unplaced buffer
+  // crosses some boundary any more, as independent searches of the parts.
+  bool SearchRest(const std::vector<int32_t>& rest, SectionRange range,
+                  const auto& choice) {
+    std::vector<int32_t> cuts;  // Sections that start a new part.
+    if (options_.decompose) {
+      const SectionRange placed =
+          view_.sections->of_buffer[static_cast<size_t>(choice.buffer)];
+      for (int32_t s = placed.first; s + 1 < placed.last; ++s) {
+        if (spanning_[static_cast<size_t>(s)] == 0) cuts.push_back(s + 1);
+      }
+    }
+    if (cuts.empty()) return Search(rest, range, choice.offset, choice.rank);
+    // Parts between consecutive cuts (a part may be empty).
+    cuts.insert(cuts.begin(), range.first);
+    cuts.push_back(range.last);
+    std::vector<std::vector<int32_t>> parts(cuts.size() - 1);
+    for (int32_t b : rest) {
+      const int32_t first = view_.sections->of_buffer[static_cast<size_t>(b)].first;
+      const auto part =
+          std::upper_bound(cuts.begin(), cuts.end(), first) - cuts.begin() - 1;
+      parts[static_cast<size_t>(part)].push_back(b);
+    }
+    for (size_t p = 0; p < parts.size(); ++p) {
+      // Independent parts restart the canonical order: their buffers never meet.
+      if (!Search(parts[p], {cuts[p], cuts[p + 1]}, 0, -1)) return false;
+    }
+    return true;
+  }
+
+  void Place(int32_t b, int64_t offset) {
+    const PlacementBuffer& buffer = problem_.buffers[static_cast<size_t>(b)];
+    const int64_t top = offset + buffer.size;
+    Set(kOffset, b, offset);
+    for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
+      if (offset_[static_cast<size_t>(other)] >= 0) continue;
+      if (base_[static_cast<size_t>(other)] < top) Set(kBase, other, top);
+      Set(kOpen, other, open_[static_cast<size_t>(other)] - 1);
+    }
+    const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+    for (int32_t s = range.first; s < range.last; ++s) {
+      if (floor_[static_cast<size_t>(s)] < top) Set(kFloor, s, top);
+      Set(kRemaining, s, remaining_[static_cast<size_t>(s)] - buffer.size);
+      if (s + 1 < range.last) Set(kSpanning, s, spanning_[static_cast<size_t>(s)] - 1);
+    }
+  }
+
+  // Cross-section sums: every unplaced buffer of a section goes at or above the last
+  // offset, the section's floor and (raised floors) the lowest candidate among them.
+  bool SectionsFit(SectionRange range, int64_t last_offset) const {
+    for (int32_t s = range.first; s < range.last; ++s) {
+      const int64_t remaining = remaining_[static_cast<size_t>(s)];
+      if (remaining == 0) continue;
+      int64_t floor = std::max(floor_[static_cast<size_t>(s)], last_offset);
+      if (options_.raise_floors) {
+        int64_t lowest = INT64_MAX;
+        for (int32_t b : view_.sections->buffers_in[static_cast<size_t>(s)]) {
+          if (offset_[static_cast<size_t>(b)] < 0)
+            lowest = std::min(lowest, Candidate(b));
+        }
+        floor = std::max(floor, lowest);
+      }
+      if (floor + remaining > capacity_) return false;
+    }
+    return true;
+  }
+
+  const PartitionView& view_;
+  const PlacementProblem& problem_;
+  const RankOrder& rank_;
+  const int64_t capacity_;
+  const ExactOptions& options_;
+  const int64_t node_limit_;
+  const Clock::time_point deadline_;
+
+  std::vector<int64_t> offset_;  // -1 while unplaced.
+  std::vector<int64_t> base_;    // Highest top of a placed buffer overlapping each one.
+  std::vector<int64_t> floor_;   // Highest top placed in each section.
+  std::vector<int64_t> remaining_;  // Sizes still to place in each section.
+  std::vector<int64_t> spanning_;   // Unplaced buffers crossing each section's end.
+  std::vector<int64_t> open_;       // Unplaced buffers overlapping each buffer.
+  std::vector<Change> trail_;
+  int64_t nodes_ = 0;
+  bool aborted_ = false;
+};
+
+PartitionView MakeView(const PlacementProblem& problem, const Sections& sections,
+                       const Partition& partition) {
+  PartitionView view{&problem, &sections, &partition, {}};
+  view.overlaps.resize(problem.buffers.size());
+  for (int32_t s = partition.sections.first; s < partition.sections.last; ++s) {
+    const auto& live = sections.buffers_in[static_cast<size_t>(s)];
+    for (int32_t a : live) {
+      for (int32_t b : live) {
+        // Record each pair once: in the first section both share.
+        const int32_t shared_first =
+            std::max(sections.of_buffer[static_cast<size_t>(a)].first,
+                     sections.of_buffer[static_cast<size_t>(b)].first);
+        if (a != b && shared_first == s)
+          view.overlaps[static_cast<size_t>(a)].push_back(b);
+      }
+    }
+  }
+  return view;
+}
+
+// Searches one partition with every rank order, round robin, doubling the node limit
+// each round; the rank orders of a round run on `threads` threads and the earliest
+// conclusive one wins, so the answer does not depend on the thread count.
+Feasibility SolvePartition(const PartitionView& view, const std::vector<RankOrder>& ranks,
+                           int64_t capacity, const ExactOptions& options,
+                           Clock::time_point deadline, int64_t& work_left,
+                           std::vector<int64_t>& offsets, int64_t& nodes) {
+  int64_t limit =
+      std::max<int64_t>(1000, static_cast<int64_t>(view.partition->buffers.size()) * 4);
+  while (work_left > 0 && Clock::now() < deadline) {
+    const int64_t round_limit = std::min(limit, work_left);
+    struct Run {
+      Outcome outcome = Outcome::kAborted;
+      std::vector<int64_t> offsets;
+      int64_t nodes = 0;
+    };
+    std::vector<Run> runs(ranks.size());
+    for (size_t first = 0; first < ranks.size();
+         first += static_cast<size_t>(options.threads)) {
+      const size_t last =
+          std::min(ranks.size(), first + static_cast<size_t>(options.threads));
+      auto run = [&](size_t r) {
+        runs[r].offsets = offsets;
+        Searcher searcher(view, ranks[r], capacity, options, round_limit, deadline);
+        runs[r].outcome = searcher.Run(runs[r].offsets);
+        runs[r].nodes = searcher.nodes();
+      };
+      std::vector<std::thread> workers;
+      for (size_t r = first + 1; r < last; ++r) workers.emplace_back(run, r);
+      run(first);
+      for (std::thread& worker : workers) worker.join();
+      // Work is counted as if the runs had gone one after another and stopped at the
+      // first conclusive one, so the budget is spent the same on any thread count.
+      for (size_t r = first; r < last; ++r) {
+        nodes += runs[r].nodes;
+        work_left -= runs[r].nodes;
+        if (runs[r].outcome == Outcome::kFound) {
+          offsets = std::move(runs[r].offsets);
+          return Feasibility::kFits;
+        }
+        if (runs[r].outcome == Outcome::kExhausted) return Feasibility::kDoesNotFit;
+      }
+    }
+    limit *= 2;
+  }
+  return Feasibility::kUnknown;
+}
+
+CapacitySearch FitUntil(const PlacementProblem& problem, int64_t capacity,
+                        const ExactOptions& options, Clock::time_point deadline,
+                        int64_t& work_left) {
+  CapacitySearch result;
+  const Sections sections = ComputeSections(problem);
+  std::vector<Partition> partitions = sections.partitions;
+  if (!options.decompose && !partitions.empty()) {
+    Partition whole{{partitions.front().sections.first, partitions.back().sections.last},
+                    {}};
+    for (const Partition& p : partitions) {
+      whole.buffers.insert(whole.buffers.end(), p.buffers.begin(), p.buffers.end());
+    }
+    std::sort(whole.buffers.begin(), whole.buffers.end());
+    partitions = {whole};
+  }
+  const std::vector<RankOrder> ranks = RankOrders(problem, sections);
+  result.offsets.assign(problem.buffers.size(), 0);
+  result.feasibility = Feasibility::kFits;
+  for (const Partition& partition : partitions) {
+    const PartitionView view = MakeView(problem, sections, partition);
+    const Feasibility part = SolvePartition(view, ranks, capacity, options, deadline,
+                                            work_left, result.offsets, result.nodes);
+    if (part == Feasibility::kDoesNotFit) {
+      result.feasibility = Feasibility::kDoesNotFit;
+      break;
+    }
+    if (part == Feasibility::kUnknown) result.feasibility = Feasibility::kUnknown;
+  }
+  if (result.feasibility != Feasibility::kFits) result.offsets.clear();
+  return result;
+}
+
+bool HasFixedOffsets(const PlacementProblem& problem) {
+  return std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                     [](const PlacementBuffer& b) { return b.fixed_offset.has_value(); });
+}
+
+}  // namespace
+
+CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacity,
+                                const ExactOptions& options) {
+  OLLA_CHECK(!HasFixedOffsets(problem), "the exact search does not take fixed offsets");
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(options.time_limit_seconds));
+  int64_t work_left = options.work_limit;
+  return FitUntil(problem, capacity, options, deadline, work_left);
+}
+
+Placement ExactPlacer::Place(const PlacementProblem& problem) const {
+  Placement best =
+      BestOfPlacer("greedy", AllGreedyPlacers(), options_.threads).Place(problem);
+  if (best.optimal() || HasFixedOffsets(problem)) return best;
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(options_.time_limit_seconds));
+  int64_t work_left = options_.work_limit;
+  // Every arena is a sum of sizes and alignment padding: a multiple of their gcd.
+  int64_t granularity = 0;
+  for (const PlacementBuffer& b : problem.buffers) {
+    granularity = std::gcd(granularity, std::gcd(b.size, b.alignment));
+  }
+  granularity = std::max<int64_t>(granularity, 1);
+  auto round_up = [&](int64_t bytes) { return AlignUp(bytes, granularity); };
+  int64_t bound = round_up(best.lower_bound_bytes);
+  // The bound first, with a fifth of the time and work (real traces usually reach it;
+  // where they do not, refuting it can take long), then down from the best arena.
+  int64_t capacity = bound;
+  while (bound < best.arena_bytes && work_left > 0 && Clock::now() < deadline) {
+    const bool at_bound = capacity == bound;
+    int64_t budget = at_bound ? work_left / 5 : work_left;
+    const int64_t budget_before = budget;
+    const Clock::time_point until =
+        at_bound ? Clock::now() + (deadline - Clock::now()) / 5 : deadline;
+    const CapacitySearch search = FitUntil(problem, capacity, options_, until, budget);
+    work_left -= budget_before - budget;
+    if (search.feasibility == Feasibility::kFits) {
+      best.offsets = search.offsets;
+      best.arena_bytes = ArenaOf(problem, best.offsets);
+      best.method = "exact";
+    } else if (search.feasibility == Feasibility::kDoesNotFit) {
+      bound = round_up(capacity + 1);
+    } else if (capacity == bound) {
+      // The bound itself is out of reach within the limits: search below the best.
+    } else {
+      break;
+    }
+    capacity = best.arena_bytes - granularity;
+    if (capacity < bound) break;
+  }
+  best.lower_bound_bytes = std::min(bound, best.arena_bytes);
+  return best;
+}
+
+}  // namespace olla

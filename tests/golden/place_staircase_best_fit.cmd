@@ -1,0 +1,1 @@
+place examples/placement/staircase.csv --method best-fit
