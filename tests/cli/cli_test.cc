@@ -131,14 +131,19 @@ TEST(CliTest, PlaceCapacityBelowTheBoundIsProvedImpossible) {
             "bound)\n");
 }
 
-TEST(CliTest, PlaceCapacityTheGreedyMissesExitsTwo) {
-  const CliResult result =
-      RunOlla("place examples/placement/staircase.csv --capacity 100");
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_THAT(result.err, HasSubstr("no placement within 100 bytes found by"));
-  const CliResult json =
-      RunOlla("place examples/placement/staircase.csv --capacity 100 --json");
-  EXPECT_EQ(nlohmann::json::parse(json.out)["fits"], false);
+TEST(CliTest, PlaceCapacityTheGreedyMissesTheExactSearchFits) {
+  // Best fit by size needs 108 bytes; the exact search (auto) fits the bound, 96.
+  const CliResult greedy =
+      RunOlla("place examples/placement/staircase.csv --capacity 100 --method best-fit");
+  EXPECT_EQ(greedy.exit_code, 2);
+  EXPECT_THAT(greedy.err, HasSubstr("no placement within 100 bytes found by best-fit"));
+  const CliResult exact =
+      RunOlla("place examples/placement/staircase.csv --capacity 96 --json");
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  const auto json = nlohmann::json::parse(exact.out);
+  EXPECT_EQ(json["fits"], true);
+  EXPECT_EQ(json["arena_bytes"], 96);
+  EXPECT_EQ(json["method"], "exact");
 }
 
 TEST(CliTest, PlaceUsageErrors) {
