@@ -72,7 +72,10 @@ Placement FitCapacity(const PlaceOptions& options, const PlacementProblem& probl
   Placement placement = MakeGreedyPlacer(options.method)->Place(problem);
   feasibility = placement.arena_bytes <= *options.capacity ? Feasibility::kFits
                                                            : Feasibility::kUnknown;
-  if (feasibility == Feasibility::kFits || !UseExact(options, problem)) return placement;
+  if (feasibility == Feasibility::kFits || !UseExact(options, problem) ||
+      placement.lower_bound_bytes > *options.capacity) {
+    return placement;  // Fits already, no search allowed, or the bound refutes it.
+  }
   const CapacitySearch search =
       FitUnderCapacity(problem, *options.capacity, ExactOptionsFrom(options));
   feasibility = search.feasibility;
