@@ -459,31 +459,29 @@ Placement ExactPlacer::Place(const PlacementProblem& problem) const {
   }
   granularity = std::max<int64_t>(granularity, 1);
   auto round_up = [&](int64_t bytes) { return AlignUp(bytes, granularity); };
-  int64_t bound = round_up(best.lower_bound_bytes);
-  // The bound first, with a fifth of the time and work (real traces usually reach it;
-  // where they do not, refuting it can take long), then down from the best arena.
+  // Bisection between the proven bound and the best arena. Each probe gets a share of
+  // what is left; a probe that runs out is taken as "probably too tight" and the next
+  // one goes higher, but only a refutation raises the proven bound. The first probe is
+  // the bound itself: real traces usually reach it.
+  int64_t bound = round_up(best.lower_bound_bytes);  // Proven.
+  int64_t low = bound;                               // Lowest capacity worth a probe.
   int64_t capacity = bound;
-  while (bound < best.arena_bytes && work_left > 0 && Clock::now() < deadline) {
-    const bool at_bound = capacity == bound;
-    int64_t budget = at_bound ? work_left / 5 : work_left;
+  while (low < best.arena_bytes && work_left > 0 && Clock::now() < deadline) {
+    int64_t budget = work_left / 4;
     const int64_t budget_before = budget;
-    const Clock::time_point until =
-        at_bound ? Clock::now() + (deadline - Clock::now()) / 5 : deadline;
+    const Clock::time_point until = Clock::now() + (deadline - Clock::now()) / 4;
     const CapacitySearch search = FitUntil(problem, capacity, options_, until, budget);
     work_left -= budget_before - budget;
     if (search.feasibility == Feasibility::kFits) {
       best.offsets = search.offsets;
       best.arena_bytes = ArenaOf(problem, best.offsets);
       best.method = "exact";
-    } else if (search.feasibility == Feasibility::kDoesNotFit) {
-      bound = round_up(capacity + 1);
-    } else if (capacity == bound) {
-      // The bound itself is out of reach within the limits: search below the best.
     } else {
-      break;
+      if (search.feasibility == Feasibility::kDoesNotFit) bound = round_up(capacity + 1);
+      low = round_up(capacity + 1);
     }
-    capacity = best.arena_bytes - granularity;
-    if (capacity < bound) break;
+    capacity = round_up(low + (best.arena_bytes - granularity - low) / 2);
+    if (capacity >= best.arena_bytes) break;
   }
   best.lower_bound_bytes = std::min(bound, best.arena_bytes);
   return best;

@@ -57,9 +57,9 @@ CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacit
                                 const ExactOptions& options = {});
 
 // Minimises the arena: the best greedy placement first, then the live-bytes bound, then
-// capacities descending from the best arena found until the search proves nothing
-// smaller fits (optimal) or a limit runs out (the best placement and the best proven
-// bound so far).
+// a bisection between the proven bound and the best arena found, until the search
+// proves nothing smaller fits (optimal) or a limit runs out (the best placement and the
+// best proven bound so far).
 class ExactPlacer : public Placer {
  public:
   explicit ExactPlacer(ExactOptions options = {}) : options_(options) {}
