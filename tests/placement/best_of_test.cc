@@ -4,7 +4,7 @@
 
 #include "olla/placement/greedy.h"
 
-#include "random_placement.h"
+#include "placement_fixtures.h"
 
 namespace olla {
 namespace {

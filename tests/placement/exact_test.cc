@@ -7,7 +7,7 @@
 
 #include "olla/simulation/placement_checker.h"
 
-#include "random_placement.h"
+#include "placement_fixtures.h"
 
 namespace olla {
 namespace {

@@ -4,25 +4,17 @@
 
 #include "olla/simulation/placement_checker.h"
 
-#include "random_placement.h"
+#include "placement_fixtures.h"
 
 namespace olla {
 namespace {
 
-PlacementBuffer Buffer(std::string id, int64_t start, int64_t end, int64_t size) {
-  PlacementBuffer b;
-  b.id = std::move(id);
-  b.start = start;
-  b.end = end;
-  b.size = size;
-  return b;
-}
-
 // Five buffers where placing by decreasing size is 12.5 % above the bound: the two big
 // buffers that do not overlap in time end up stacked over a gap the others cannot use.
 PlacementProblem StaircaseProblem() {
-  return {{Buffer("0", 0, 2, 12), Buffer("1", 1, 3, 24), Buffer("2", 2, 4, 36),
-           Buffer("3", 3, 5, 48), Buffer("4", 0, 2, 60)}};
+  return {{testing::TestBuffer("0", 0, 2, 12), testing::TestBuffer("1", 1, 3, 24),
+           testing::TestBuffer("2", 2, 4, 36), testing::TestBuffer("3", 3, 5, 48),
+           testing::TestBuffer("4", 0, 2, 60)}};
 }
 
 TEST(GreedyTest, BestFitBySizeOnTheStaircase) {
@@ -38,8 +30,9 @@ TEST(GreedyTest, BestFitBySizeOnTheStaircase) {
 TEST(GreedyTest, BestFitTakesTheSmallestGapFirstFitTheLowest) {
   // Placed first (by size): a big buffer over [0, 10) at 0 and two that leave gaps of
   // 6 bytes at [100, 106) and 4 bytes at [200, 204); the 4-byte buffer fits both.
-  const PlacementProblem problem{{Buffer("wall0", 0, 10, 100), Buffer("wall1", 0, 10, 94),
-                                  Buffer("wall2", 0, 10, 90), Buffer("small", 0, 10, 4)}};
+  const PlacementProblem problem{
+      {testing::TestBuffer("wall0", 0, 10, 100), testing::TestBuffer("wall1", 0, 10, 94),
+       testing::TestBuffer("wall2", 0, 10, 90), testing::TestBuffer("small", 0, 10, 4)}};
   PlacementProblem with_gaps = problem;
   with_gaps.buffers[0].fixed_offset = 0;
   with_gaps.buffers[1].fixed_offset = 106;
@@ -53,11 +46,11 @@ TEST(GreedyTest, BestFitTakesTheSmallestGapFirstFitTheLowest) {
 }
 
 TEST(GreedyTest, RespectsAlignmentAndFixedOffsets) {
-  PlacementBuffer fixed = Buffer("fixed", 0, 4, 10);
+  PlacementBuffer fixed = testing::TestBuffer("fixed", 0, 4, 10);
   fixed.fixed_offset = 0;
-  PlacementBuffer aligned = Buffer("aligned", 0, 4, 8);
+  PlacementBuffer aligned = testing::TestBuffer("aligned", 0, 4, 8);
   aligned.alignment = 64;
-  const PlacementProblem problem{{fixed, aligned, Buffer("zero", 0, 4, 0)}};
+  const PlacementProblem problem{{fixed, aligned, testing::TestBuffer("zero", 0, 4, 0)}};
   for (const auto& placer : AllGreedyPlacers()) {
     const Placement placement = placer->Place(problem);
     EXPECT_EQ(placement.offsets[0], 0) << placer->name();

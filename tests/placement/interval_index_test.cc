@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "random_placement.h"
+#include "placement_fixtures.h"
 
 namespace olla {
 namespace {

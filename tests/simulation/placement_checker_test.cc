@@ -3,23 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "random_placement.h"
+#include "placement_fixtures.h"
 
 namespace olla {
 namespace {
 
 using ::testing::HasSubstr;
 
-PlacementBuffer Buffer(std::string id, int64_t start, int64_t end, int64_t size) {
-  PlacementBuffer b;
-  b.id = std::move(id);
-  b.start = start;
-  b.end = end;
-  b.size = size;
-  return b;
-}
-
-const PlacementProblem kTwo{{Buffer("a", 0, 4, 10), Buffer("b", 2, 6, 10)}};
+const PlacementProblem kTwo{
+    {testing::TestBuffer("a", 0, 4, 10), testing::TestBuffer("b", 2, 6, 10)}};
 
 TEST(PlacementCheckerTest, AcceptsDisjointAndReportsArena) {
   const PlacementCheck check = CheckPlacement(kTwo, {0, 10});
@@ -33,7 +25,8 @@ TEST(PlacementCheckerTest, RejectsSharedBytes) {
 }
 
 TEST(PlacementCheckerTest, HalfOpenLifetimesMayReuseBytes) {
-  const PlacementProblem problem{{Buffer("a", 0, 2, 10), Buffer("b", 2, 4, 10)}};
+  const PlacementProblem problem{
+      {testing::TestBuffer("a", 0, 2, 10), testing::TestBuffer("b", 2, 4, 10)}};
   EXPECT_TRUE(CheckPlacement(problem, {0, 0}).valid);
 }
 

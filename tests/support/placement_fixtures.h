@@ -1,13 +1,24 @@
-// Random placement problems for tests: small times and sizes so that buffers overlap
-// often and brute force stays feasible.
+// Placement problems for tests: single buffers in one line, and random problems with
+// small times and sizes so that buffers overlap often and brute force stays feasible.
 #pragma once
 
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "olla/placement/problem.h"
 
 namespace olla::testing {
+
+inline PlacementBuffer TestBuffer(std::string id, int64_t start, int64_t end,
+                                  int64_t size) {
+  PlacementBuffer b;
+  b.id = std::move(id);
+  b.start = start;
+  b.end = end;
+  b.size = size;
+  return b;
+}
 
 struct RandomPlacementOptions {
   int32_t buffers = 8;
