@@ -53,23 +53,19 @@ bool UseExact(const PlaceOptions& options, const PlacementProblem& problem) {
          (options.method == "auto" && problem.size() <= kMaxExactBuffers);
 }
 
-std::unique_ptr<Placer> MakeGreedyPlacer(const std::string& method) {
-  if (method == "best-fit") {
-    return std::make_unique<BestOfPlacer>(
-        "best-fit", GreedyPlacersWith(FitPolicy::kBestFit), kThreads);
-  }
-  if (method == "first-fit") {
-    return std::make_unique<BestOfPlacer>(
-        "first-fit", GreedyPlacersWith(FitPolicy::kFirstFit), kThreads);
-  }
-  return std::make_unique<BestOfPlacer>("greedy", AllGreedyPlacers(), kThreads);
+std::unique_ptr<Placer> MakeGreedyPlacer(const std::string& method,
+                                         const PlacementProblem& problem) {
+  std::vector<FitPolicy> fits = {FitPolicy::kBestFit, FitPolicy::kFirstFit};
+  if (method == "best-fit") fits = {FitPolicy::kBestFit};
+  if (method == "first-fit") fits = {FitPolicy::kFirstFit};
+  return std::make_unique<BestOfPlacer>(method, GreedyPortfolio(problem, fits), kThreads);
 }
 
 // Fitting a capacity: the greedy placers first, then (where the method allows) the
 // exact search, which either finds a placement or proves there is none.
 Placement FitCapacity(const PlaceOptions& options, const PlacementProblem& problem,
                       Feasibility& feasibility) {
-  Placement placement = MakeGreedyPlacer(options.method)->Place(problem);
+  Placement placement = MakeGreedyPlacer(options.method, problem)->Place(problem);
   feasibility = placement.arena_bytes <= *options.capacity ? Feasibility::kFits
                                                            : Feasibility::kUnknown;
   if (feasibility == Feasibility::kFits || !UseExact(options, problem) ||
@@ -90,7 +86,7 @@ Placement FitCapacity(const PlaceOptions& options, const PlacementProblem& probl
 Placement Minimize(const PlaceOptions& options, const PlacementProblem& problem) {
   if (UseExact(options, problem))
     return ExactPlacer(ExactOptionsFrom(options)).Place(problem);
-  return MakeGreedyPlacer(options.method)->Place(problem);
+  return MakeGreedyPlacer(options.method, problem)->Place(problem);
 }
 
 // The buffers with fixed offsets must not collide among themselves: that is the

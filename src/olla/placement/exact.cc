@@ -446,7 +446,10 @@ CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacit
 
 Placement ExactPlacer::Place(const PlacementProblem& problem) const {
   Placement best =
-      BestOfPlacer("greedy", AllGreedyPlacers(), options_.threads).Place(problem);
+      BestOfPlacer("greedy",
+                   GreedyPortfolio(problem, {FitPolicy::kBestFit, FitPolicy::kFirstFit}),
+                   options_.threads)
+          .Place(problem);
   if (best.optimal() || HasFixedOffsets(problem)) return best;
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(

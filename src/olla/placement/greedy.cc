@@ -158,6 +158,21 @@ std::vector<std::unique_ptr<Placer>> GreedyPlacersWith(FitPolicy fit) {
   return placers;
 }
 
+std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& problem,
+                                                     std::vector<FitPolicy> fits) {
+  std::vector<GreedyOrder> orders = {GreedyOrder::kSize, GreedyOrder::kArea,
+                                     GreedyOrder::kLifetime, GreedyOrder::kConflicts};
+  if (problem.size() > kLargeProblemBuffers)
+    orders = {GreedyOrder::kSize, GreedyOrder::kConflicts};
+  std::vector<std::unique_ptr<Placer>> placers;
+  for (FitPolicy fit : fits) {
+    for (GreedyOrder order : orders) {
+      placers.push_back(std::make_unique<GreedyPlacer>(GreedyOptions{fit, order}));
+    }
+  }
+  return placers;
+}
+
 std::vector<std::unique_ptr<Placer>> AllGreedyPlacers() {
   std::vector<std::unique_ptr<Placer>> placers = GreedyPlacersWith(FitPolicy::kBestFit);
   for (auto& placer : GreedyPlacersWith(FitPolicy::kFirstFit))

@@ -43,4 +43,12 @@ std::vector<std::unique_ptr<Placer>> AllGreedyPlacers();
 // Every order with one fit policy.
 std::vector<std::unique_ptr<Placer>> GreedyPlacersWith(FitPolicy fit);
 
+// The placers worth running on `problem` with `fits` (one or both policies): every order
+// up to kLargeProblemBuffers buffers; above it only decreasing size and decreasing
+// conflicts, the two orders that won on every large trace measured (bench/results),
+// since each variant costs seconds there.
+inline constexpr int32_t kLargeProblemBuffers = 20000;
+std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& problem,
+                                                     std::vector<FitPolicy> fits);
+
 }  // namespace olla
