@@ -28,6 +28,9 @@ std::vector<ErrorCase> AllCases() {
   return cases;
 }
 
+// Names a case by its file in test listings.
+void PrintTo(const ErrorCase& error_case, std::ostream* out) { *out << error_case.input; }
+
 class ErrorCaseTest : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(ErrorCaseTest, RejectedWithOneClearLine) {
