@@ -1,0 +1,51 @@
+// MilpSolver: the small interface every MILP backend implements.
+//
+// Solve() fails (a Status) only when the call itself cannot be made: an invalid model,
+// a start of the wrong length. What the solver concludes (optimal, feasible when a limit
+// stopped it with a solution in hand, infeasible, or no solution within the limits) is
+// the result, with the best proven bound on the objective.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "olla/core/status.h"
+#include "olla/solver/milp_model.h"
+
+namespace olla {
+
+struct MilpOptions {
+  double time_limit_seconds = 60.0;  // Wall clock.
+  double relative_gap = 0.0;  // Stop once (incumbent - bound) / incumbent is below.
+  int threads = 1;            // Deterministic for any count.
+  std::optional<std::vector<double>> start;  // A feasible solution to start from.
+};
+
+enum class MilpConclusion { kOptimal, kFeasible, kInfeasible, kNoSolution };
+
+struct MilpResult {
+  MilpConclusion conclusion = MilpConclusion::kNoSolution;
+  std::vector<double> values;  // One per variable, when a solution was found.
+  double objective = 0.0;
+  double best_bound = 0.0;  // No solution is better than this.
+
+  bool has_solution() const {
+    return conclusion == MilpConclusion::kOptimal ||
+           conclusion == MilpConclusion::kFeasible;
+  }
+};
+
+class MilpSolver {
+ public:
+  virtual ~MilpSolver() = default;
+  virtual std::string name() const = 0;
+  virtual StatusOr<MilpResult> Solve(const MilpModel& model,
+                                     const MilpOptions& options) = 0;
+};
+
+// COIN-OR CBC (solver/cbc/cbc_solver.cc).
+std::unique_ptr<MilpSolver> MakeCbcSolver();
+
+}  // namespace olla
