@@ -13,6 +13,7 @@
 #include "olla/placement/best_of.h"
 #include "olla/placement/exact.h"
 #include "olla/placement/greedy.h"
+#include "olla/placement/ilp.h"
 #include "olla/simulation/placement_checker.h"
 
 namespace olla::cli {
@@ -84,6 +85,12 @@ Placement FitCapacity(const PlaceOptions& options, const PlacementProblem& probl
 }
 
 Placement Minimize(const PlaceOptions& options, const PlacementProblem& problem) {
+  if (options.method == "ilp") {
+    IlpOptions ilp;
+    ilp.time_limit_seconds = options.time_limit_seconds;
+    ilp.threads = kThreads;
+    return IlpPlacer(ilp).Place(problem);
+  }
   if (UseExact(options, problem))
     return ExactPlacer(ExactOptionsFrom(options)).Place(problem);
   return MakeGreedyPlacer(options.method, problem)->Place(problem);
@@ -182,7 +189,7 @@ void AddPlaceCommand(CLI::App& app, int& exit_code) {
   command->add_option("-o,--output", options->output_path,
                       "Write the buffers with their offsets as CSV");
   command->add_option("--method", options->method, "Placement method")
-      ->check(CLI::IsMember({"auto", "best-fit", "first-fit", "exact"}))
+      ->check(CLI::IsMember({"auto", "best-fit", "first-fit", "exact", "ilp"}))
       ->capture_default_str();
   auto* capacity = command->add_option(
       "--capacity", options->capacity,
