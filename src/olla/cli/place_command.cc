@@ -46,10 +46,7 @@ ExactOptions ExactOptionsFrom(const PlaceOptions& options) {
 }
 
 bool UseExact(const PlaceOptions& options, const PlacementProblem& problem) {
-  const bool fixed =
-      std::any_of(problem.buffers.begin(), problem.buffers.end(),
-                  [](const PlacementBuffer& b) { return b.fixed_offset.has_value(); });
-  if (fixed) return false;
+  if (HasFixedOffsets(problem)) return false;
   return options.method == "exact" ||
          (options.method == "auto" && problem.size() <= kMaxExactBuffers);
 }

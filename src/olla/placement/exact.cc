@@ -5,7 +5,6 @@
 #include <numeric>
 #include <thread>
 
-#include "olla/placement/best_of.h"
 #include "olla/placement/greedy.h"
 #include "olla/placement/sections.h"
 
@@ -427,11 +426,6 @@ CapacitySearch FitUntil(const PlacementProblem& problem, int64_t capacity,
   return result;
 }
 
-bool HasFixedOffsets(const PlacementProblem& problem) {
-  return std::any_of(problem.buffers.begin(), problem.buffers.end(),
-                     [](const PlacementBuffer& b) { return b.fixed_offset.has_value(); });
-}
-
 }  // namespace
 
 CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacity,
@@ -445,11 +439,7 @@ CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacit
 }
 
 Placement ExactPlacer::Place(const PlacementProblem& problem) const {
-  Placement best =
-      BestOfPlacer("greedy",
-                   GreedyPortfolio(problem, {FitPolicy::kBestFit, FitPolicy::kFirstFit}),
-                   options_.threads)
-          .Place(problem);
+  Placement best = BestGreedyPlacement(problem, options_.threads);
   if (best.optimal() || HasFixedOffsets(problem)) return best;
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(

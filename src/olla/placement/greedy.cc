@@ -4,6 +4,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "olla/placement/best_of.h"
 #include "olla/placement/interval_index.h"
 
 namespace olla {
@@ -171,6 +172,14 @@ std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& pro
     }
   }
   return placers;
+}
+
+Placement BestGreedyPlacement(const PlacementProblem& problem, int threads) {
+  return BestOfPlacer(
+             "greedy",
+             GreedyPortfolio(problem, {FitPolicy::kBestFit, FitPolicy::kFirstFit}),
+             threads)
+      .Place(problem);
 }
 
 std::vector<std::unique_ptr<Placer>> AllGreedyPlacers() {

@@ -51,4 +51,8 @@ inline constexpr int32_t kLargeProblemBuffers = 20000;
 std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& problem,
                                                      std::vector<FitPolicy> fits);
 
+// The best placement of the whole portfolio (both fit policies), on `threads` threads:
+// where the searches start.
+Placement BestGreedyPlacement(const PlacementProblem& problem, int threads);
+
 }  // namespace olla

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "olla/placement/best_of.h"
 #include "olla/placement/greedy.h"
 
 namespace olla {
@@ -16,15 +15,8 @@ bool LivesThroughout(const PlacementBuffer& b, int64_t first, int64_t last) {
 }  // namespace
 
 Placement IlpPlacer::Place(const PlacementProblem& problem) const {
-  Placement best =
-      BestOfPlacer("greedy",
-                   GreedyPortfolio(problem, {FitPolicy::kBestFit, FitPolicy::kFirstFit}),
-                   options_.threads)
-          .Place(problem);
-  const bool fixed =
-      std::any_of(problem.buffers.begin(), problem.buffers.end(),
-                  [](const PlacementBuffer& b) { return b.fixed_offset.has_value(); });
-  if (best.optimal() || fixed || problem.size() == 0) return best;
+  Placement best = BestGreedyPlacement(problem, options_.threads);
+  if (best.optimal() || HasFixedOffsets(problem) || problem.size() == 0) return best;
 
   const auto n = static_cast<size_t>(problem.size());
   const double upper = static_cast<double>(best.arena_bytes);

@@ -65,4 +65,9 @@ LiveBytesBound ComputeLiveBytesBound(const PlacementProblem& problem) {
   return bound;
 }
 
+bool HasFixedOffsets(const PlacementProblem& problem) {
+  return std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                     [](const PlacementBuffer& b) { return b.fixed_offset.has_value(); });
+}
+
 }  // namespace olla

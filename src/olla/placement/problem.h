@@ -49,6 +49,10 @@ struct LiveBytesBound {
 
 LiveBytesBound ComputeLiveBytesBound(const PlacementProblem& problem);
 
+// True when some buffer has a fixed offset (the searches that assume every buffer rests
+// on the floor or on another buffer leave such problems to the greedy placers).
+bool HasFixedOffsets(const PlacementProblem& problem);
+
 inline int64_t AlignUp(int64_t value, int64_t alignment) {
   const int64_t remainder = value % alignment;
   return remainder == 0 ? value : value + (alignment - remainder);
