@@ -150,21 +150,11 @@ Placement GreedyPlacer::Place(const PlacementProblem& problem) const {
   return placement;
 }
 
-std::vector<std::unique_ptr<Placer>> GreedyPlacersWith(FitPolicy fit) {
-  std::vector<std::unique_ptr<Placer>> placers;
-  for (GreedyOrder order : {GreedyOrder::kSize, GreedyOrder::kArea,
-                            GreedyOrder::kLifetime, GreedyOrder::kConflicts}) {
-    placers.push_back(std::make_unique<GreedyPlacer>(GreedyOptions{fit, order}));
-  }
-  return placers;
-}
+namespace {
 
-std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& problem,
-                                                     std::vector<FitPolicy> fits) {
-  std::vector<GreedyOrder> orders = {GreedyOrder::kSize, GreedyOrder::kArea,
-                                     GreedyOrder::kLifetime, GreedyOrder::kConflicts};
-  if (problem.size() > kLargeProblemBuffers)
-    orders = {GreedyOrder::kSize, GreedyOrder::kConflicts};
+// One placer per (fit, order), fits outermost.
+std::vector<std::unique_ptr<Placer>> Placers(const std::vector<FitPolicy>& fits,
+                                             const std::vector<GreedyOrder>& orders) {
   std::vector<std::unique_ptr<Placer>> placers;
   for (FitPolicy fit : fits) {
     for (GreedyOrder order : orders) {
@@ -172,6 +162,20 @@ std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& pro
     }
   }
   return placers;
+}
+
+const std::vector<GreedyOrder> kAllOrders = {GreedyOrder::kSize, GreedyOrder::kArea,
+                                             GreedyOrder::kLifetime,
+                                             GreedyOrder::kConflicts};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& problem,
+                                                     std::vector<FitPolicy> fits) {
+  if (problem.size() > kLargeProblemBuffers) {
+    return Placers(fits, {GreedyOrder::kSize, GreedyOrder::kConflicts});
+  }
+  return Placers(fits, kAllOrders);
 }
 
 Placement BestGreedyPlacement(const PlacementProblem& problem, int threads) {
@@ -183,10 +187,7 @@ Placement BestGreedyPlacement(const PlacementProblem& problem, int threads) {
 }
 
 std::vector<std::unique_ptr<Placer>> AllGreedyPlacers() {
-  std::vector<std::unique_ptr<Placer>> placers = GreedyPlacersWith(FitPolicy::kBestFit);
-  for (auto& placer : GreedyPlacersWith(FitPolicy::kFirstFit))
-    placers.push_back(std::move(placer));
-  return placers;
+  return Placers({FitPolicy::kBestFit, FitPolicy::kFirstFit}, kAllOrders);
 }
 
 }  // namespace olla

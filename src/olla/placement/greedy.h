@@ -40,8 +40,6 @@ class GreedyPlacer : public Placer {
 
 // Every combination of fit policy and order, best fit first.
 std::vector<std::unique_ptr<Placer>> AllGreedyPlacers();
-// Every order with one fit policy.
-std::vector<std::unique_ptr<Placer>> GreedyPlacersWith(FitPolicy fit);
 
 // The placers worth running on `problem` with `fits` (one or both policies): every order
 // up to kLargeProblemBuffers buffers; above it only decreasing size and decreasing
