@@ -1,0 +1,86 @@
+"""python3 -m olla.capture MODEL --batch N --mode train|eval --optimizer ... -o FILE
+
+Captures one step of a zoo model or any torchvision classification model and writes
+the olla graph. Exit codes as olla's: 0 success, 1 bad input or usage (one line on
+stderr), 3 internal error.
+"""
+
+import argparse
+import sys
+import time
+
+from . import zoo
+from .graph import save
+from .optimizers import OPTIMIZERS
+from .step import MODES, capture_training_step
+from .storage import CaptureError
+
+
+class _Parser(argparse.ArgumentParser):
+
+    def error(self, message):
+        self.exit(1, f"olla.capture: error: {message}\n")
+
+
+def _parser():
+    parser = _Parser(prog="python3 -m olla.capture",
+                     description="Capture one PyTorch training step as an olla graph.")
+    parser.add_argument("model", nargs="?", help="a zoo model or torchvision classifier")
+    parser.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
+    parser.add_argument("--mode", choices=MODES, default="train")
+    parser.add_argument("--optimizer", choices=OPTIMIZERS,
+                        help="train mode only (default: the zoo's choice, else sgd)")
+    parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("-o", "--output", help="FILE.json or FILE.json.gz")
+    parser.add_argument("--list", action="store_true", help="list the models and exit")
+    return parser
+
+
+def _list():
+    print("zoo:")
+    for entry in zoo.ZOO.values():
+        print(f"  {entry.name:18} {entry.description}")
+    print("torchvision classifiers (any of):")
+    print("  " + " ".join(zoo.torchvision_classifiers()))
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    arguments = _parser().parse_args(argv)
+    if arguments.list:
+        _list()
+        return 0
+    if not arguments.model or not arguments.output:
+        _parser().error("MODEL and -o FILE are required (or --list)")
+    if arguments.batch < 1:
+        _parser().error(f"--batch must be at least 1, not {arguments.batch}")
+    if not arguments.output.endswith((".json", ".json.gz")):
+        _parser().error(f"output '{arguments.output}' must end in .json or .json.gz")
+    entry = zoo.ZOO.get(arguments.model)
+    if (arguments.mode == "train" and entry is not None and
+            arguments.batch < entry.min_train_batch):
+        _parser().error(f"{arguments.model} in train mode needs --batch "
+                        f"{entry.min_train_batch} or more")
+    optimizer = arguments.optimizer or (entry.optimizer if entry else "sgd")
+
+    started = time.perf_counter()
+    try:
+        work = zoo.workload(arguments.model, arguments.batch, arguments.mode)
+        graph = capture_training_step(
+            work.model, work.inputs, work.loss_fn, work.targets, optimizer=optimizer,
+            lr=arguments.lr, mode=arguments.mode,
+            name=f"{arguments.model}.{arguments.mode}.b{arguments.batch}",
+            metadata={"model": arguments.model, "batch": arguments.batch,
+                      "command": " ".join(["python3 -m olla.capture"] + argv)})
+        save(graph, arguments.output)
+    except (zoo.UnknownModel, CaptureError, OSError) as error:
+        print(f"olla.capture: error: {error}", file=sys.stderr)
+        return 1
+    seconds = time.perf_counter() - started
+    print(f"{arguments.output}: {len(graph.ops)} ops, {len(graph.buffers)} buffers, "
+          f"{graph.persistent_bytes()} persistent bytes, {seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""Tracing one training step of an nn.Module into a flat ATen graph with make_fx."""
+
+import contextlib
+
+import torch
+import torch.fx.traceback as fx_traceback
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.nn.utils import stateless
+
+from . import meta_kernels
+from .optimizers import Optimizer
+from .storage import CaptureError, build_graph
+
+MODES = ("train", "eval")
+_PHASE = "olla.phase "
+_MODULE = "olla.module "
+
+
+class _Annotations:
+    """Tags every traced node with its phase and the module path that produced it.
+
+    make_fx copies FX's overridable "stack trace" into each node it creates; the step
+    keeps that stack equal to [phase, module paths...], maintained by forward hooks.
+    """
+
+    def __init__(self, model):
+        self.phase = "forward"
+        self.modules = []
+        self.model = model
+
+    def _publish(self):
+        stack = [_PHASE + self.phase] + [_MODULE + m for m in self.modules]
+        fx_traceback.set_stack_trace(stack)
+
+    @contextlib.contextmanager
+    def phase_of(self, phase):
+        self.phase = phase
+        self._publish()
+        yield
+
+    @contextlib.contextmanager
+    def active(self):
+        handles = []
+        for path, module in self.model.named_modules():
+            if not path:
+                continue
+
+            def enter(module, inputs, path=path):
+                self.modules.append(path)
+                self._publish()
+
+            def leave(module, inputs, outputs):
+                self.modules.pop()
+                self._publish()
+
+            handles.append(module.register_forward_pre_hook(enter))
+            handles.append(module.register_forward_hook(leave))
+        try:
+            with fx_traceback.override_stack_trace():
+                self._publish()
+                yield
+        finally:
+            for handle in handles:
+                handle.remove()
+
+    @staticmethod
+    def parse(node):
+        """(phase, innermost module path) of a traced node."""
+        phase, module = "forward", ""
+        for line in (node.stack_trace or "").split("\n"):
+            if line.startswith(_PHASE):
+                phase = line[len(_PHASE):]
+            elif line.startswith(_MODULE) and not module:
+                module = line[len(_MODULE):]  # lines are innermost first
+        return phase, module
+
+
+class TrainingStep:
+    """The function make_fx traces, and the real tensors it takes.
+
+    Call it as step(*step.example_arguments()): lists of trainable parameters, other
+    module state (buffers and frozen parameters), optimizer state, model inputs and
+    loss targets. Train mode returns the loss (after updating everything in place);
+    eval mode returns the model's output.
+    """
+
+    def __init__(self, model, example_inputs, loss_fn=None, targets=(), optimizer="sgd",
+                 lr=0.01, mode="train"):
+        if mode not in MODES:
+            raise ValueError(f"unknown mode '{mode}' (expected train or eval)")
+        if mode == "train" and loss_fn is None:
+            raise ValueError("train mode needs a loss_fn")
+        self.model = model
+        self.mode = mode
+        self.loss_fn = loss_fn
+        self.optimizer = Optimizer(optimizer, lr)
+        self.inputs = list(example_inputs)
+        self.targets = list(targets) if mode == "train" else []
+        trainable = mode == "train"
+        self.parameter_names = [n for n, p in model.named_parameters()
+                                if p.requires_grad and trainable]
+        self.state_names = ([n for n, p in model.named_parameters()
+                             if not (p.requires_grad and trainable)] +
+                            [n for n, _ in model.named_buffers()])
+        named = dict(model.named_parameters())
+        named.update(model.named_buffers())
+        self.parameters = [named[n] for n in self.parameter_names]
+        self.module_state = [named[n] for n in self.state_names]
+        self.optimizer_state = self.optimizer.initial_state(self.parameters)
+        self.annotations = _Annotations(model)
+
+    def example_arguments(self):
+        return (self.parameters, self.module_state, self.optimizer_state, self.inputs,
+                self.targets)
+
+    def input_descriptions(self):
+        """(name, kind) per tensor argument, in make_fx's flattening order."""
+        named_buffers = {n for n, _ in self.model.named_buffers()}
+        described = [(n, "parameter") for n in self.parameter_names]
+        described += [(n, "buffer" if n in named_buffers else "parameter")
+                      for n in self.state_names]
+        for state_name in self.optimizer.state_names():
+            described += [(f"{self.optimizer.name}.{state_name}:{n}", "optimizer_state")
+                          for n in self.parameter_names]
+        described += [(f"input:{i}", "input") for i in range(len(self.inputs))]
+        described += [(f"target:{i}", "input") for i in range(len(self.targets))]
+        return described
+
+    def __call__(self, parameters, module_state, optimizer_state, inputs, targets):
+        state = dict(zip(self.parameter_names, parameters))
+        state.update(zip(self.state_names, module_state))
+        annotate = self.annotations
+        if self.mode == "eval":
+            with annotate.phase_of("forward"), torch.no_grad():
+                return stateless.functional_call(self.model, state, tuple(inputs))
+        with annotate.phase_of("forward"):
+            output = stateless.functional_call(self.model, state, tuple(inputs))
+            loss = self.loss_fn(output, *targets)
+        with annotate.phase_of("backward"):
+            gradients = torch.autograd.grad(loss, parameters)
+        with annotate.phase_of("optimizer"), torch.no_grad():
+            self.optimizer.update(parameters, gradients, optimizer_state)
+        return loss
+
+
+def _fake_values(gm, arguments):
+    """Runs the traced graph on fake tensors: the value (shape, dtype) of every node."""
+    values = {}
+
+    class Recorder(torch.fx.Interpreter):
+
+        def run_node(self, node):
+            result = super().run_node(node)
+            values[node] = result
+            return result
+
+    with torch.no_grad(), FakeTensorMode() as mode:
+        flat = [mode.from_tensor(t) if isinstance(t, torch.Tensor) else t
+                for t in torch.utils._pytree.tree_flatten(arguments)[0]]
+        Recorder(gm, garbage_collect_values=False).run(*flat)
+    return values
+
+
+@contextlib.contextmanager
+def _model_mode(model, training):
+    previous = model.training
+    model.train(training)
+    try:
+        yield
+    finally:
+        model.train(previous)
+
+
+def trace(step):
+    """make_fx over the step in fake mode: no real memory, a second or so per model."""
+    meta_kernels.register()
+    arguments = step.example_arguments()
+    with _model_mode(step.model, step.mode == "train"), step.annotations.active():
+        try:
+            gm = make_fx(step, tracing_mode="fake")(*arguments)
+        except CaptureError:
+            raise
+        except Exception as error:  # torch raises many types; name the stage
+            raise CaptureError(f"tracing failed: {type(error).__name__}: "
+                               f"{str(error).splitlines()[0] if str(error) else ''}") from error
+    return gm
+
+
+def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optimizer="sgd",
+                          lr=0.01, mode="train", name=None, metadata=None):
+    """Captures one step of `model` as an olla Graph.
+
+    Train mode: forward pass on `example_inputs`, `loss_fn(output, *targets)`, the
+    backward pass (torch.autograd.grad) and an in-place `optimizer` update ("sgd",
+    "momentum" or "adam"). Eval mode: the forward pass under no_grad, model.eval().
+    Parameters, module buffers, optimizer state, inputs and targets are persistent.
+    """
+    step = TrainingStep(model, example_inputs, loss_fn, targets, optimizer, lr, mode)
+    gm = trace(step)
+    values = _fake_values(gm, step.example_arguments())
+    annotations = {node: _Annotations.parse(node) for node in gm.graph.nodes}
+    info = {"mode": mode, "torch": torch.__version__}
+    if mode == "train":
+        info["optimizer"] = optimizer
+    info.update(metadata or {})
+    graph = build_graph(gm, values, annotations, step.input_descriptions(),
+                        name or type(model).__name__, info)
+    graph.step = step
+    return graph
