@@ -76,6 +76,16 @@ class _Annotations:
         return phase, module
 
 
+@contextlib.contextmanager
+def _model_mode(model, training):
+    previous = model.training
+    model.train(training)
+    try:
+        yield
+    finally:
+        model.train(previous)
+
+
 class TrainingStep:
     """The function make_fx traces, and the real tensors it takes.
 
@@ -132,9 +142,10 @@ class TrainingStep:
         state.update(zip(self.state_names, module_state))
         annotate = self.annotations
         if self.mode == "eval":
-            with annotate.phase_of("forward"), torch.no_grad():
+            with _model_mode(self.model, False), annotate.phase_of("forward"), \
+                    torch.no_grad():
                 return stateless.functional_call(self.model, state, tuple(inputs))
-        with annotate.phase_of("forward"):
+        with _model_mode(self.model, True), annotate.phase_of("forward"):
             output = stateless.functional_call(self.model, state, tuple(inputs))
             loss = self.loss_fn(output, *targets)
         with annotate.phase_of("backward"):
@@ -162,21 +173,11 @@ def _fake_values(gm, arguments):
     return values
 
 
-@contextlib.contextmanager
-def _model_mode(model, training):
-    previous = model.training
-    model.train(training)
-    try:
-        yield
-    finally:
-        model.train(previous)
-
-
 def trace(step):
     """make_fx over the step in fake mode: no real memory, a second or so per model."""
     meta_kernels.register()
     arguments = step.example_arguments()
-    with _model_mode(step.model, step.mode == "train"), step.annotations.active():
+    with step.annotations.active():
         try:
             gm = make_fx(step, tracing_mode="fake")(*arguments)
         except CaptureError:
