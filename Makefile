@@ -9,16 +9,23 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 OLLA = $(BUILD)/bin/olla
 
-.PHONY: all deps build demo test test-cpp test-sanitize test-python bench format clean
+.PHONY: all deps build python-path demo test test-cpp test-sanitize test-python bench format \
+  clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
 
-build: deps
+build: deps python-path
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# Makes python/ importable by $(PYTHON) (`python3 -m olla.capture` from anywhere) with a
+# .pth file in the user's site-packages, as an editable install would.
+python-path: deps
+	@site=$$($(PYTHON) -m site --user-site) && mkdir -p "$$site" && \
+	  echo "$(abspath python)" > "$$site/olla.pth"
 
 demo: build
 	@bash scripts/demo.sh $(OLLA)

@@ -6,6 +6,7 @@ stderr), 3 internal error.
 """
 
 import argparse
+import signal
 import sys
 import time
 
@@ -83,4 +84,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--list | head` ends quietly
     sys.exit(main())

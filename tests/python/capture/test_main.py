@@ -1,0 +1,73 @@
+"""`python3 -m olla.capture`: the command line, its errors and exit codes, on zoo models
+and on torchvision models outside the zoo; olla loads what it writes."""
+
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+PYTHON = sys.executable
+
+
+def capture(*arguments):
+    return subprocess.run([PYTHON, "-m", "olla.capture", *map(str, arguments)],
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
+
+
+def test_list_names_the_zoo_and_torchvision():
+    result = capture("--list")
+    assert result.returncode == 0
+    assert "gpt2_small" in result.stdout and "resnet50" in result.stdout
+    assert "shufflenet_v2_x0_5" in result.stdout
+
+
+@pytest.mark.parametrize("arguments,message", [
+    (["no_such_net", "-o", "g.json"], "unknown model 'no_such_net'"),
+    (["resnet18"], "MODEL and -o FILE are required"),
+    (["resnet18", "--batch", "0", "-o", "g.json"], "--batch must be at least 1"),
+    (["resnet18", "-o", "g.txt"], "must end in .json or .json.gz"),
+    (["resnet18", "--optimizer", "lamb", "-o", "g.json"], "invalid choice: 'lamb'"),
+    (["inception_v3", "--batch", "1", "-o", "g.json"], "needs --batch 2 or more"),
+])
+def test_bad_usage_is_one_line_and_exit_code_1(arguments, message, tmp_path):
+    result = capture(*[str(tmp_path / a) if a.startswith("g.") else a for a in arguments])
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+
+
+def test_unwritable_output_is_one_line(tmp_path):
+    result = capture("squeezenet1_1", "-o", tmp_path / "missing" / "g.json")
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "No such file" in result.stderr
+
+
+def test_a_model_outside_the_zoo_with_adam_loads_in_olla(tmp_path, simulate):
+    path = tmp_path / "g.json.gz"
+    result = capture("mobilenet_v3_small", "--batch", "2", "--mode", "train",
+                     "--optimizer", "adam", "-o", path)
+    assert result.returncode == 0, result.stderr
+    graph = json.loads(gzip.decompress(path.read_bytes()))
+    assert graph["name"] == "mobilenet_v3_small.train.b2"
+    assert graph["metadata"]["optimizer"] == "adam"
+    kinds = {b["kind"] for b in graph["buffers"]}
+    assert {"parameter", "optimizer_state", "input", "activation", "gradient"} <= kinds
+    report = simulate(path)
+    assert report["eager_peak_live_bytes"] > 0
+    assert report["ops"] == len(graph["ops"]) and report["buffers"] == len(graph["buffers"])
+
+
+def test_capture_is_deterministic(tmp_path):
+    outputs = []
+    for _ in range(2):
+        if (tmp_path / "g.json.gz").exists():
+            outputs.append((tmp_path / "g.json.gz").read_bytes())
+        assert capture("transformer_small", "--mode", "eval", "-o",
+                       tmp_path / "g.json.gz").returncode == 0
+    outputs.append((tmp_path / "g.json.gz").read_bytes())
+    assert outputs[0] == outputs[1]
