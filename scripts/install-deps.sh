@@ -11,7 +11,7 @@ packages=(
   coinor-libcbc-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev pybind11-dev
   # Python layer and its tests (run with /usr/bin/python3).
-  python3 python3-dev python3-pytest
+  python3 python3-dev python3-pytest python3-pyflakes
   python3-torch python3-torchvision python3-torchtext libopenblas0-pthread
 )
 

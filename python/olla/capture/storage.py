@@ -64,9 +64,10 @@ def _tensor_nodes(value):
     return []
 
 
-def _flatten(value):
+def flatten(value):
+    """The leaves of nested lists and tuples, in order."""
     if isinstance(value, (list, tuple)):
-        return [x for v in value for x in _flatten(v)]
+        return [x for v in value for x in flatten(v)]
     return [value]
 
 
@@ -74,14 +75,13 @@ class _Builder:
     """Walks the FX nodes in eager order and accumulates buffers, ops and edges."""
 
     def __init__(self, values, annotations):
-        self.values = values  # node -> fake (or real) value
+        self.values = values  # node -> its (fake) value
         self.annotations = annotations  # node -> (phase, module path)
         self.buffers = []
         self.ops = []
         self.precedence = set()
         self.node_buffers = {}  # node name -> buffer id structure
         self.op_of_node = {}  # node name -> op id
-        self.producer = {}  # buffer id -> op id
         self.last_writer = {}  # buffer id -> op id that last wrote it
         self.readers = {}  # buffer id -> op ids reading its current contents
 
@@ -106,8 +106,6 @@ class _Builder:
                            allocates=allocates, uses=uses,
                            writes=[b for b in uses if b in writes]))
         self.op_of_node[node.name] = op_id
-        for b in allocates:
-            self.producer[b] = op_id
         for b in uses:
             # Readers (and writers) of the contents a write produced come after it.
             writer = self.last_writer.get(b)
@@ -130,7 +128,7 @@ class _Builder:
         arguments = _schema_arguments(node)
 
         uses, writes, alias_sets = [], set(), []
-        for position, (argument, value) in enumerate(arguments):
+        for argument, value in arguments:
             ids = [self.buffer_of(n, where) for n in _tensor_nodes(value)]
             for b in ids:
                 if b not in uses:
@@ -203,13 +201,13 @@ def build_graph(gm, values, annotations, inputs, name, metadata):
         elif node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
             builder.call(node)
         elif node.op == "output":
-            outputs = [n for n in _flatten(node.args) if isinstance(n, torch.fx.Node)]
+            outputs = [n for n in flatten(node.args) if isinstance(n, torch.fx.Node)]
         else:
             raise CaptureError(f"node '{node.name}': unsupported FX node {node.op} {node.target}")
 
     for n in outputs:
         ids = builder.node_buffers.get(n.name)
-        for b in _flatten(ids):
+        for b in flatten(ids):
             if b is not None:
                 builder.buffers[b].output = True
     # Persistent state written by the step (updated parameters, optimizer state,

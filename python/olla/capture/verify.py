@@ -7,13 +7,11 @@ Each check runs the model for real on CPU, so use them on small models and batch
   check_replay(graph)       the traced graph reproduces the eager step's loss and state
 """
 
-import contextlib
-import operator
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from .storage import _flatten
+from .storage import flatten
 
 
 class FaithfulnessError(AssertionError):
@@ -77,14 +75,14 @@ def check_storage(graph, seed=0):
             where = f"op {op.id} '{op.name}' ({op.type})"
             args, kwargs = self.fetch_args_kwargs_from_env(node)
             read_only = [(n, t, t.clone()) for n, t in zip(
-                [a for a in _flatten((node.args, list(node.kwargs.values())))
+                [a for a in flatten((node.args, list(node.kwargs.values())))
                  if isinstance(a, torch.fx.Node)],
-                [a for a in _flatten((args, list(kwargs.values())))
+                [a for a in flatten((args, list(kwargs.values())))
                  if isinstance(a, torch.Tensor)])
                 if graph.node_buffers[n.name] not in op.writes]
             result = super().run_node(node)
-            for buffer, tensor in zip(_flatten(graph.node_buffers[node.name]),
-                                      _flatten(result)):
+            for buffer, tensor in zip(flatten(graph.node_buffers[node.name]),
+                                      flatten(result)):
                 if buffer is not None:
                     claim(buffer, tensor, buffer in op.allocates, where)
             for n, tensor, before in read_only:
@@ -129,7 +127,7 @@ def check_replay(graph, seed=0, rtol=1e-4, atol=1e-5):
         traced_result = graph.fx(*traced_arguments)
     eager_flat = torch.utils._pytree.tree_flatten((eager_result, eager_arguments))[0]
     traced_flat = torch.utils._pytree.tree_flatten((traced_result, traced_arguments))[0]
-    names = ["result"] * len(_flatten(eager_result)) + [
+    names = ["result"] * len(flatten(eager_result)) + [
         name for name, _ in step.input_descriptions()]
     for name, eager, traced in zip(names, eager_flat, traced_flat):
         if not torch.allclose(eager.detach(), traced.detach(), rtol=rtol, atol=atol,

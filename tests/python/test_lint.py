@@ -1,0 +1,15 @@
+"""The Python code (the package, its tests and scripts) passes pyflakes: no unused
+imports or variables, no undefined names."""
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+SOURCES = ["python", "tests/python", "scripts/capture-zoo", "bench/capture_peaks.py"]
+
+
+def test_pyflakes_finds_nothing():
+    result = subprocess.run([sys.executable, "-m", "pyflakes", *SOURCES], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
