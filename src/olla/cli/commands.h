@@ -12,6 +12,7 @@ void AddSimulateCommand(CLI::App& app, int& exit_code);
 void AddCheckCommand(CLI::App& app, int& exit_code);
 void AddGenerateCommand(CLI::App& app, int& exit_code);
 void AddPlaceCommand(CLI::App& app, int& exit_code);
+void AddScheduleCommand(CLI::App& app, int& exit_code);
 
 // Prints "olla: <message>" on stderr as one line; returns the exit code for `status`.
 int ReportError(const Status& status);

@@ -42,6 +42,7 @@ int Main(int argc, char** argv) {
   int exit_code = kExitOk;
   AddSimulateCommand(app, exit_code);
   AddCheckCommand(app, exit_code);
+  AddScheduleCommand(app, exit_code);
   AddPlaceCommand(app, exit_code);
   AddGenerateCommand(app, exit_code);
   try {

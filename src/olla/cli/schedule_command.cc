@@ -1,0 +1,161 @@
+// olla schedule GRAPH: the operator order with the smallest peak, and its order file.
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "olla/cli/commands.h"
+#include "olla/cli/exit_codes.h"
+#include "olla/core/bytes.h"
+#include "olla/core/version.h"
+#include "olla/io/graph_json.h"
+#include "olla/io/json_text.h"
+#include "olla/io/plan_json.h"
+#include "olla/schedule/scheduler.h"
+#include "olla/simulation/plan_checker.h"
+
+namespace olla::cli {
+namespace {
+
+struct ScheduleCommandOptions {
+  std::string graph_path;
+  std::string output_path;
+  ScheduleOptions schedule;
+  bool json = false;
+};
+
+double GapPercent(int64_t peak, int64_t bound) {
+  return peak > 0 ? 100.0 * static_cast<double>(peak - bound) / static_cast<double>(peak)
+                  : 0.0;
+}
+
+double Below(int64_t peak, int64_t eager) {
+  return eager > 0
+             ? 100.0 * static_cast<double>(eager - peak) / static_cast<double>(eager)
+             : 0.0;
+}
+
+Plan OrderPlan(const ScheduleResult& result, const ScheduleOptions& options) {
+  Plan plan;
+  plan.order = result.order;
+  plan.provenance.olla_version = Version();
+  plan.provenance.method = "schedule/" + result.method;
+  plan.provenance.options = {
+      {"method", options.method},
+      {"updates_asap", options.rules.updates_asap ? "true" : "false"},
+      {"time_limit_seconds", fmt::format("{}", options.time_limit_seconds)}};
+  plan.provenance.lower_bound_bytes = result.lower_bound_bytes;
+  plan.provenance.peak_live_bytes = result.peak_bytes;
+  return plan;
+}
+
+std::string SummaryText(const ScheduleResult& result, double seconds) {
+  std::string text = fmt::format(
+      "peak {} B ({}), {:.1f}% below eager {} B; lower bound {} B, gap {:.1f}%, {}; {}, "
+      "{:.3f} s\n",
+      result.peak_bytes, FormatBinaryUnits(result.peak_bytes),
+      Below(result.peak_bytes, result.eager_peak_bytes), result.eager_peak_bytes,
+      result.lower_bound_bytes, GapPercent(result.peak_bytes, result.lower_bound_bytes),
+      result.optimal ? "optimal" : "not proven optimal", result.method, seconds);
+  if (!result.pieces.empty()) {
+    int32_t exact = 0;
+    int32_t largest = 0;
+    for (const PieceReport& piece : result.pieces) {
+      exact += piece.optimal ? 1 : 0;
+      largest = std::max(largest, piece.ops);
+    }
+    text += fmt::format("pieces {} (largest {} ops), {} solved exactly\n",
+                        result.pieces.size(), largest, exact);
+  }
+  return text;
+}
+
+JsonValue SummaryJson(const Graph& graph, const ScheduleResult& result, double seconds) {
+  JsonValue json;
+  json["graph"] = graph.name();
+  json["ops"] = graph.num_ops();
+  json["method"] = result.method;
+  json["peak_live_bytes"] = result.peak_bytes;
+  json["eager_peak_live_bytes"] = result.eager_peak_bytes;
+  json["best_heuristic"] = result.best_heuristic;
+  json["best_heuristic_peak_live_bytes"] = result.best_heuristic_peak_bytes;
+  json["lower_bound_bytes"] = result.lower_bound_bytes;
+  json["gap"] = GapPercent(result.peak_bytes, result.lower_bound_bytes) / 100.0;
+  json["optimal"] = result.optimal;
+  json["below_eager"] = Below(result.peak_bytes, result.eager_peak_bytes) / 100.0;
+  JsonValue pieces = JsonValue::array();
+  for (const PieceReport& piece : result.pieces) {
+    pieces.push_back(
+        {{"ops", piece.ops}, {"method", piece.method}, {"optimal", piece.optimal}});
+  }
+  json["pieces"] = pieces;
+  json["seconds"] = seconds;
+  return json;
+}
+
+int RunSchedule(ScheduleCommandOptions options) {
+  const auto started = std::chrono::steady_clock::now();
+  StatusOr<Graph> graph = LoadGraph(options.graph_path);
+  if (!graph.ok()) return ReportError(graph.status());
+  if (isatty(STDERR_FILENO)) {
+    options.schedule.progress = [](const std::string& line) {
+      std::cerr << "\r\033[K" << line << std::flush;
+    };
+  }
+  StatusOr<ScheduleResult> result = Schedule(*graph, options.schedule);
+  if (options.schedule.progress) std::cerr << "\r\033[K" << std::flush;
+  if (!result.ok()) return ReportError(result.status());
+
+  const Plan plan = OrderPlan(*result, options.schedule);
+  const PlanCheck check = CheckPlan(*graph, plan);
+  if (!check.valid || check.peak_live_bytes != result->peak_bytes) {
+    return ReportError(Internal(fmt::format(
+        "schedule/{} produced an order the checker rejects: {}", result->method,
+        check.valid ? fmt::format("peak {} B, not {} B", check.peak_live_bytes,
+                                  result->peak_bytes)
+                    : check.error)));
+  }
+  if (!options.output_path.empty()) {
+    if (Status status = SavePlan(*graph, plan, options.output_path); !status.ok())
+      return ReportError(status);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (options.json) {
+    std::cout << SummaryJson(*graph, *result, seconds).dump(2) << "\n";
+  } else {
+    std::cout << SummaryText(*result, seconds);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddScheduleCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ScheduleCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "schedule",
+      "Find the operator order with the smallest peak live bytes, with the proven lower "
+      "bound. The order file is a plan without offsets (olla check accepts it).");
+  command->add_option("graph", options->graph_path, "Graph file (.json or .json.gz)")
+      ->required();
+  command->add_option("-o,--output", options->output_path, "Write the order as a plan");
+  std::vector<std::string> methods(std::begin(kScheduleMethods),
+                                   std::end(kScheduleMethods));
+  command->add_option("--method", options->schedule.method, "Scheduling method")
+      ->check(CLI::IsMember(methods))
+      ->capture_default_str();
+  command
+      ->add_option("--time-limit", options->schedule.time_limit_seconds,
+                   "Wall-clock seconds for the whole schedule")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_flag("!--no-updates-asap", options->schedule.rules.updates_asap,
+                    "Let optimizer updates run at any time, not as soon as their "
+                    "gradient is ready");
+  command->add_flag("--json", options->json, "Print one JSON object instead of text");
+  command->callback([options, &exit_code] { exit_code = RunSchedule(*options); });
+}
+
+}  // namespace olla::cli

@@ -1,0 +1,39 @@
+#include "olla/schedule/heuristics.h"
+
+#include "olla/schedule/list_scheduler.h"
+
+namespace olla {
+
+ScoredOrder EagerSchedule(const MemoryModel& model, const ScheduleRules& rules) {
+  Order order = EagerOrder(model.graph());
+  if (rules.updates_asap) {
+    const std::vector<bool> asap =
+        AsapOps(model, ScheduleRules{.updates_asap = true, .zero_cost_ops_asap = false});
+    order = RunAsapEarly(model, asap, order);
+  }
+  const int64_t peak = PeakOf(model, order);
+  return {"eager", std::move(order), peak};
+}
+
+std::vector<ScoredOrder> AllHeuristics(const MemoryModel& model,
+                                       const ScheduleRules& rules) {
+  std::vector<ScoredOrder> orders = {EagerSchedule(model, rules)};
+  const std::vector<bool> asap = AsapOps(model, rules);
+  for (ListPolicy policy : kListPolicies) {
+    Order order = ListSchedule(model, asap, policy);
+    const int64_t peak = PeakOf(model, order);
+    orders.push_back({ListPolicyName(policy), std::move(order), peak});
+  }
+  return orders;
+}
+
+ScoredOrder BestHeuristic(const MemoryModel& model, const ScheduleRules& rules) {
+  std::vector<ScoredOrder> orders = AllHeuristics(model, rules);
+  size_t best = 0;
+  for (size_t i = 1; i < orders.size(); ++i) {
+    if (orders[i].peak_bytes < orders[best].peak_bytes) best = i;
+  }
+  return std::move(orders[best]);
+}
+
+}  // namespace olla

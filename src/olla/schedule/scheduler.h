@@ -1,0 +1,55 @@
+// Schedule(): the operator order with the smallest peak live bytes that the chosen
+// method finds, with the proven lower bound and the gap.
+//
+// Methods: "eager" (the framework's order), "greedy" (the best heuristic), "dp" (exact
+// dynamic programming per piece), "local" (local search from the best heuristic),
+// "ilp" (the OLLA lifetime ILP on CBC), "auto" (heuristics, then exact pieces where
+// they are narrow enough and local search where not, within the time limit).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "olla/core/status.h"
+#include "olla/graph/graph.h"
+#include "olla/graph/order.h"
+#include "olla/schedule/executor.h"
+
+namespace olla {
+
+inline constexpr const char* kScheduleMethods[] = {"auto", "eager", "greedy",
+                                                   "dp",   "local", "ilp"};
+
+struct ScheduleOptions {
+  std::string method = "auto";
+  ScheduleRules rules;
+  double time_limit_seconds = 10.0;  // Wall clock, for the whole schedule.
+  int threads = 2;
+  // Called now and then with a one-line status during long solves (may be empty).
+  std::function<void(const std::string&)> progress;
+};
+
+// One independent piece of the graph (decomposition.h) and how it was solved.
+struct PieceReport {
+  int32_t ops = 0;
+  std::string method;
+  bool optimal = false;
+};
+
+struct ScheduleResult {
+  Order order;
+  int64_t peak_bytes = 0;
+  int64_t eager_peak_bytes = 0;  // The eager order, as `olla simulate` reports it.
+  int64_t best_heuristic_peak_bytes = 0;
+  std::string best_heuristic;
+  int64_t lower_bound_bytes = 0;  // No order under the rules peaks lower.
+  bool optimal = false;           // Proven: no order under the rules peaks lower.
+  std::string method;             // What produced `order`.
+  std::vector<PieceReport> pieces;
+};
+
+StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& options);
+
+}  // namespace olla
