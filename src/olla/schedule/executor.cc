@@ -40,26 +40,28 @@ Executor::Executor(const MemoryModel& model, const std::vector<bool>& asap)
   }
 }
 
-void Executor::RunOne(OpId op) {
+int64_t Executor::RunOne(OpId op) {
   OLLA_CHECK(ready(op), "executor: op is not ready");
   done_[op.index()] = true;
-  memory_.Run(op);
+  const int64_t during = memory_.Run(op);
   order_.ops.push_back(op);
   for (OpId next : model_->graph().successors(op)) {
     if (--waiting_[next.index()] == 0) {
       ((*asap_)[next.index()] ? asap_ready_ : newly_ready_).push_back(next);
     }
   }
+  return during;
 }
 
-void Executor::Run(OpId op) {
-  RunOne(op);
+int64_t Executor::Run(OpId op) {
+  int64_t most = RunOne(op);
   while (!asap_ready_.empty()) {
     const auto lowest = std::min_element(asap_ready_.begin(), asap_ready_.end());
     const OpId next = *lowest;
     asap_ready_.erase(lowest);
-    RunOne(next);
+    most = std::max(most, RunOne(next));
   }
+  return most;
 }
 
 std::vector<OpId> Executor::TakeNewlyReady() {

@@ -32,10 +32,13 @@ class Executor {
   Executor(const MemoryModel& model, const std::vector<bool>& asap);
 
   // Runs a ready free op, then every ASAP op that becomes ready (lowest id first).
-  void Run(OpId op);
+  // Returns the most bytes live while any of them ran.
+  int64_t Run(OpId op);
   bool done(OpId op) const { return done_[op.index()]; }
   bool ready(OpId op) const { return !done_[op.index()] && waiting_[op.index()] == 0; }
   bool finished() const { return order_.size() == model_->graph().num_ops(); }
+  // Predecessors of op that have not run yet.
+  int32_t waiting(OpId op) const { return waiting_[op.index()]; }
 
   // The free ops that became ready since the last call (in the order they did).
   std::vector<OpId> TakeNewlyReady();
@@ -46,7 +49,7 @@ class Executor {
   Order TakeOrder() { return std::move(order_); }
 
  private:
-  void RunOne(OpId op);
+  int64_t RunOne(OpId op);
 
   const MemoryModel* model_;
   const std::vector<bool>* asap_;

@@ -1,0 +1,26 @@
+// Exact decomposition of a scheduling problem at cut ops (ROAM's observation).
+//
+// A free op (executor.h) is a cut when every other free op is its ancestor or its
+// descendant. In every valid order all free ops before a cut are its ancestors and all
+// after are its descendants, so the memory state when the cut runs is the same in every
+// order, and the stretches between consecutive cuts are independent problems: solving
+// each optimally and concatenating them is optimal. ASAP ops do not take part; they
+// run the moment they are ready, wherever that falls.
+#pragma once
+
+#include <vector>
+
+#include "olla/graph/graph.h"
+
+namespace olla {
+
+struct Piece {
+  std::vector<OpId> free_ops;  // In eager order.
+  bool is_cut = false;         // A single cut op.
+};
+
+// The pieces in execution order, each cut its own piece. Without a transitive closure
+// (graphs above Reachability::kMaxMatrixOps ops) the whole problem is one piece.
+std::vector<Piece> Decompose(const Graph& graph, const std::vector<bool>& asap);
+
+}  // namespace olla
