@@ -6,10 +6,10 @@
 
 namespace olla {
 
-std::vector<Piece> Decompose(const Graph& graph, const std::vector<bool>& asap) {
+std::vector<Piece> Decompose(const Graph& graph, const Timings& timings) {
   std::vector<OpId> free_ops;
   for (int32_t i = 0; i < graph.num_ops(); ++i) {
-    if (!asap[static_cast<size_t>(i)]) free_ops.push_back(OpId(i));
+    if (timings.free(OpId(i))) free_ops.push_back(OpId(i));
   }
   if (free_ops.empty()) return {};
   if (graph.num_ops() > Reachability::kMaxMatrixOps) return {Piece{free_ops, false}};

@@ -4,13 +4,14 @@
 // descendant. In every valid order all free ops before a cut are its ancestors and all
 // after are its descendants, so the memory state when the cut runs is the same in every
 // order, and the stretches between consecutive cuts are independent problems: solving
-// each optimally and concatenating them is optimal. ASAP ops do not take part; they
-// run the moment they are ready, wherever that falls.
+// each optimally and concatenating them is optimal. Ops timed by rule (executor.h) do
+// not take part; they run where the rules put them.
 #pragma once
 
 #include <vector>
 
 #include "olla/graph/graph.h"
+#include "olla/schedule/executor.h"
 
 namespace olla {
 
@@ -21,6 +22,6 @@ struct Piece {
 
 // The pieces in execution order, each cut its own piece. Without a transitive closure
 // (graphs above Reachability::kMaxMatrixOps ops) the whole problem is one piece.
-std::vector<Piece> Decompose(const Graph& graph, const std::vector<bool>& asap);
+std::vector<Piece> Decompose(const Graph& graph, const Timings& timings);
 
 }  // namespace olla

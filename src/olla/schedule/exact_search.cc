@@ -16,13 +16,11 @@ struct BitsHash {
 
 class PieceSearch {
  public:
-  PieceSearch(const MemoryModel& model, const std::vector<bool>& asap,
-              const std::vector<int64_t>& forced_live, const Executor& start,
-              const std::vector<OpId>& free_ops, int64_t incumbent, int64_t good_enough,
-              const ExactSearchLimits& limits)
+  PieceSearch(const MemoryModel& model, const std::vector<int64_t>& forced_live,
+              const Executor& start, const std::vector<OpId>& free_ops, int64_t incumbent,
+              int64_t good_enough, const ExactSearchLimits& limits)
       : model_(model),
         graph_(model.graph()),
-        asap_(asap),
         forced_live_(forced_live),
         free_ops_(free_ops),
         good_enough_(good_enough),
@@ -30,19 +28,10 @@ class PieceSearch {
         best_(incumbent),
         local_(static_cast<size_t>(graph_.num_ops()), -1),
         bits_((free_ops.size() + 63) / 64, 0),
-        remaining_(static_cast<size_t>(graph_.num_buffers())),
-        waiting_(static_cast<size_t>(graph_.num_ops())),
-        done_(static_cast<size_t>(graph_.num_ops())),
-        live_(start.memory().live_bytes()),
-        steps_before_(start.memory().steps()) {
+        executor_(start) {
+    executor_.set_track_ready(false);
     for (size_t i = 0; i < free_ops.size(); ++i)
       local_[free_ops[i].index()] = static_cast<int32_t>(i);
-    for (int32_t b = 0; b < graph_.num_buffers(); ++b)
-      remaining_[static_cast<size_t>(b)] = start.memory().remaining_holders(BufferId(b));
-    for (int32_t i = 0; i < graph_.num_ops(); ++i) {
-      waiting_[static_cast<size_t>(i)] = start.waiting(OpId(i));
-      done_[static_cast<size_t>(i)] = start.done(OpId(i));
-    }
   }
 
   ExactSearchResult Run() {
@@ -57,57 +46,10 @@ class PieceSearch {
   }
 
  private:
-  struct TrailEntry {
-    OpId op;
-    int64_t live_before;
-  };
-
-  void RunOp(OpId op, int64_t& peak) {
-    trail_.push_back({op, live_});
-    peak = std::max(peak, live_ + model_.allocated_bytes(op) + graph_.op(op).workspace);
-    live_ += model_.allocated_bytes(op);
-    for (BufferId b : model_.touched(op)) {
-      if (--remaining_[b.index()] == 0) live_ -= graph_.buffer(b).size;
-    }
-    if (steps_before_ + static_cast<int64_t>(trail_.size()) == 1) {
-      for (BufferId b : model_.unused_inputs()) {  // Live for the first step only.
-        if (remaining_[b.index()] == 0 && !graph_.buffer(b).output)
-          live_ -= graph_.buffer(b).size;
-      }
-    }
-    done_[op.index()] = true;
-    for (OpId next : graph_.successors(op)) {
-      if (--waiting_[next.index()] == 0 && asap_[next.index()])
-        asap_ready_.push_back(next);
-    }
-  }
-
-  // Runs a ready free op and then, as the Executor does, every ASAP op that becomes
-  // ready, lowest id first.
-  void Step(OpId op, int64_t& peak) {
-    RunOp(op, peak);
-    while (!asap_ready_.empty()) {
-      const auto lowest = std::min_element(asap_ready_.begin(), asap_ready_.end());
-      const OpId next = *lowest;
-      asap_ready_.erase(lowest);
-      RunOp(next, peak);
-    }
-  }
-
-  void UndoTo(size_t trail_size) {
-    while (trail_.size() > trail_size) {
-      const TrailEntry entry = trail_.back();
-      trail_.pop_back();
-      done_[entry.op.index()] = false;
-      for (OpId next : graph_.successors(entry.op)) ++waiting_[next.index()];
-      for (BufferId b : model_.touched(entry.op)) ++remaining_[b.index()];
-      live_ = entry.live_before;
-    }
-  }
-
   bool OutOfBudget() {
     if (memo_.size() >= static_cast<size_t>(limits_.max_memo_states)) return true;
-    if ((++nodes_ & 1023) == 0 && std::chrono::steady_clock::now() >= limits_.deadline)
+    if (++nodes_ >= limits_.max_nodes) return true;
+    if ((nodes_ & 1023) == 0 && std::chrono::steady_clock::now() >= limits_.deadline)
       return true;
     return false;
   }
@@ -120,24 +62,19 @@ class PieceSearch {
     if (completed == static_cast<int32_t>(free_ops_.size())) {
       if (peak < best_) {
         best_ = peak;
-        best_ops_.clear();
-        for (const TrailEntry& entry : trail_) best_ops_.push_back(entry.op);
+        best_ops_ = path_;
         if (best_ <= good_enough_) stopped_ = true;
       }
       return;
     }
     int64_t bound = peak;
     std::vector<std::pair<int64_t, OpId>> children;
+    const MemoryState& memory = executor_.memory();
     for (OpId op : free_ops_) {
-      if (done_[op.index()]) continue;
+      if (executor_.done(op)) continue;
       bound = std::max(bound, forced_live_[op.index()]);
-      if (waiting_[op.index()] == 0) {
-        int64_t freed = 0;
-        for (BufferId b : model_.touched(op)) {
-          if (remaining_[b.index()] == 1) freed += graph_.buffer(b).size;
-        }
-        children.push_back({model_.allocated_bytes(op) - freed, op});
-      }
+      if (executor_.ready(op))
+        children.push_back({model_.allocated_bytes(op) - memory.BytesFreedBy(op), op});
     }
     if (bound >= best_) return;
     auto [memo, inserted] = memo_.try_emplace(bits_, peak);
@@ -147,23 +84,23 @@ class PieceSearch {
     }
     std::sort(children.begin(), children.end());
     for (const auto& [effect, op] : children) {
-      const size_t mark = trail_.size();
-      int64_t child_peak = peak;
-      Step(op, child_peak);
+      const int32_t mark = executor_.order().size();
+      const int64_t child_peak = std::max(peak, executor_.Run(op));
       if (child_peak < best_) {
         const auto index = static_cast<size_t>(local_[op.index()]);
         bits_[index / 64] |= uint64_t{1} << (index % 64);
+        path_.push_back(op);
         Search(child_peak, completed + 1);
+        path_.pop_back();
         bits_[index / 64] &= ~(uint64_t{1} << (index % 64));
       }
-      UndoTo(mark);
+      executor_.UndoTo(mark);
       if (stopped_) return;
     }
   }
 
   const MemoryModel& model_;
   const Graph& graph_;
-  const std::vector<bool>& asap_;
   const std::vector<int64_t>& forced_live_;
   const std::vector<OpId>& free_ops_;
   const int64_t good_enough_;
@@ -177,25 +114,19 @@ class PieceSearch {
   std::vector<int32_t> local_;  // Index of a free op of the piece, or -1.
   std::vector<uint64_t> bits_;  // The completed free ops of the piece.
   std::unordered_map<std::vector<uint64_t>, int64_t, BitsHash> memo_;
-
-  std::vector<int32_t> remaining_;
-  std::vector<int32_t> waiting_;
-  std::vector<bool> done_;
-  int64_t live_;
-  int64_t steps_before_;
-  std::vector<TrailEntry> trail_;
-  std::vector<OpId> asap_ready_;
+  Executor executor_;
+  std::vector<OpId> path_;  // The free ops run so far, in order.
 };
 
 }  // namespace
 
-ExactSearchResult SearchPiece(const MemoryModel& model, const std::vector<bool>& asap,
+ExactSearchResult SearchPiece(const MemoryModel& model,
                               const std::vector<int64_t>& forced_live,
                               const Executor& start, const std::vector<OpId>& free_ops,
                               int64_t incumbent_peak, int64_t good_enough,
                               const ExactSearchLimits& limits) {
-  return PieceSearch(model, asap, forced_live, start, free_ops, incumbent_peak,
-                     good_enough, limits)
+  return PieceSearch(model, forced_live, start, free_ops, incumbent_peak, good_enough,
+                     limits)
       .Run();
 }
 

@@ -5,10 +5,11 @@
 // that completed it; so a set reached again with a peak no lower than before cannot
 // lead anywhere better and is pruned (the memo holds the lowest peak each set was
 // reached with). Branches are also pruned when their peak so far, or the forced-live
-// bound of an op still to run, reaches the best peak known. ASAP ops (executor.h) run
-// inside each step, which keeps the sets few. Children are tried most-freeing first, so
-// good orders come early. When the search completes, the best order is optimal for the
-// piece; limits on states and time make it stop early, keeping the best order found.
+// bound of an op still to run, reaches the best peak known. Only free ops are chosen;
+// the others run by rule inside each step (executor.h), which keeps the sets few.
+// Children are tried most-freeing first, so good orders come early. When the search
+// completes, the best order is optimal for the piece; limits on states and time make it
+// stop early, keeping the best order found.
 #pragma once
 
 #include <chrono>
@@ -20,8 +21,10 @@
 
 namespace olla {
 
+// Deterministic limits (the result depends on them alone) and a wall-clock safety net.
 struct ExactSearchLimits {
-  int64_t max_memo_states = 2'000'000;
+  int64_t max_memo_states = 1'000'000;
+  int64_t max_nodes = 20'000'000;
   std::chrono::steady_clock::time_point deadline =
       std::chrono::steady_clock::time_point::max();
 };
@@ -38,7 +41,7 @@ struct ExactSearchResult {
 // before the piece has run), for a peak below `incumbent_peak`, stopping early once it
 // reaches `good_enough` (a bound below which the rest of the graph makes no
 // difference). `forced_live` is analysis/lower_bounds.h's ForcedLiveBytes.
-ExactSearchResult SearchPiece(const MemoryModel& model, const std::vector<bool>& asap,
+ExactSearchResult SearchPiece(const MemoryModel& model,
                               const std::vector<int64_t>& forced_live,
                               const Executor& start, const std::vector<OpId>& free_ops,
                               int64_t incumbent_peak, int64_t good_enough,

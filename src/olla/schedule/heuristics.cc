@@ -6,11 +6,9 @@ namespace olla {
 
 ScoredOrder EagerSchedule(const MemoryModel& model, const ScheduleRules& rules) {
   Order order = EagerOrder(model.graph());
-  if (rules.updates_asap) {
-    const std::vector<bool> asap =
-        AsapOps(model, ScheduleRules{.updates_asap = true, .zero_cost_ops_asap = false});
-    order = RunAsapEarly(model, asap, order);
-  }
+  // Without the updates rule every order is allowed, and the eager order is itself.
+  // With it, the orders allowed are those that follow all the rules (executor.h).
+  if (rules.updates_asap) order = FollowRules(model, Timings(model, rules), order);
   const int64_t peak = PeakOf(model, order);
   return {"eager", std::move(order), peak};
 }
@@ -18,9 +16,9 @@ ScoredOrder EagerSchedule(const MemoryModel& model, const ScheduleRules& rules) 
 std::vector<ScoredOrder> AllHeuristics(const MemoryModel& model,
                                        const ScheduleRules& rules) {
   std::vector<ScoredOrder> orders = {EagerSchedule(model, rules)};
-  const std::vector<bool> asap = AsapOps(model, rules);
+  const Timings timings(model, rules);
   for (ListPolicy policy : kListPolicies) {
-    Order order = ListSchedule(model, asap, policy);
+    Order order = ListSchedule(model, timings, policy);
     const int64_t peak = PeakOf(model, order);
     orders.push_back({ListPolicyName(policy), std::move(order), peak});
   }

@@ -17,8 +17,8 @@ struct ScoredOrder {
   int64_t peak_bytes = 0;
 };
 
-// The eager order; with rules.updates_asap, each optimizer op moved to the moment it
-// becomes ready (nothing else moves).
+// The eager order; with rules.updates_asap, as the rules have it (FollowRules): each
+// optimizer op at the moment it becomes ready, and the other rules with it.
 ScoredOrder EagerSchedule(const MemoryModel& model, const ScheduleRules& rules);
 
 // Eager and every list policy, in that order (list_scheduler.h), under `rules`.

@@ -1,5 +1,6 @@
 #include "olla/schedule/list_scheduler.h"
 
+#include <algorithm>
 #include <queue>
 #include <tuple>
 
@@ -51,17 +52,19 @@ Candidate KeyOf(const Executor& executor, const MemoryModel& model, ListPolicy p
 
 }  // namespace
 
-Order ListSchedule(const MemoryModel& model, const std::vector<bool>& asap,
-                   ListPolicy policy) {
+Order ListSchedule(const MemoryModel& model, const Timings& timings, ListPolicy policy) {
   const Graph& graph = model.graph();
   const bool memory_aware =
       policy == ListPolicy::kMemoryEffect || policy == ListPolicy::kLeastPeak;
-  Executor executor(model, asap);
+  Executor executor(model, timings);
   std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue;
   std::vector<int64_t> ready_counter(static_cast<size_t>(graph.num_ops()), 0);
   int64_t counter = 0;
   auto enqueue_ready = [&] {
-    for (OpId op : executor.TakeNewlyReady()) {
+    std::vector<OpId> ready = executor.TakeNewlyReady();
+    // Depth first goes down the lowest-id branch first: it must be the newest.
+    if (policy == ListPolicy::kDepthFirst) std::reverse(ready.begin(), ready.end());
+    for (OpId op : ready) {
       ready_counter[op.index()] = counter++;
       queue.push(KeyOf(executor, model, policy, op, ready_counter[op.index()]));
     }
@@ -72,7 +75,7 @@ Order ListSchedule(const MemoryModel& model, const std::vector<bool>& asap,
     for (BufferId b : executor.memory().TakeBuffersWithOneHolderLeft()) {
       if (!memory_aware) continue;
       auto consider = [&](OpId op) {
-        if (op.valid() && executor.ready(op) && !asap[op.index()])
+        if (op.valid() && timings.free(op) && executor.ready(op))
           queue.push(KeyOf(executor, model, policy, op, ready_counter[op.index()]));
       };
       consider(graph.producer(b));

@@ -5,15 +5,16 @@
 // - kLeastPeak: the op whose run needs the fewest bytes, then the one that frees most
 //   (PyTorch Inductor's "least peak memory first");
 // - kDepthFirst / kBreadthFirst: the most / least recently readied op.
-// Ties go to the lowest op id (the eager order), so results are deterministic. ASAP ops
-// (executor.h) run the moment they are ready. Cost: O((ops + uses) log ops) for the
-// memory policies, O(ops + edges) for the traversals.
+// Ties go to the lowest op id (the eager order), so results are deterministic. Only free
+// ops are chosen; the others run by rule (executor.h). Cost: O((ops + uses) log ops) for
+// the memory policies, O(ops + edges) for the traversals.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "olla/graph/order.h"
+#include "olla/schedule/executor.h"
 #include "olla/schedule/memory_state.h"
 
 namespace olla {
@@ -27,7 +28,6 @@ inline constexpr ListPolicy kListPolicies[] = {
 // "memory-effect", "least-peak", "dfs", "bfs".
 std::string ListPolicyName(ListPolicy policy);
 
-Order ListSchedule(const MemoryModel& model, const std::vector<bool>& asap,
-                   ListPolicy policy);
+Order ListSchedule(const MemoryModel& model, const Timings& timings, ListPolicy policy);
 
 }  // namespace olla

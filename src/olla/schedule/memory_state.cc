@@ -71,6 +71,14 @@ int64_t MemoryState::Run(OpId op) {
   return during;
 }
 
+void MemoryState::Undo(OpId op, const Saved& saved) {
+  for (BufferId b : model_->touched(op)) ++remaining_[b.index()];
+  live_bytes_ = saved.live_bytes;
+  peak_bytes_ = saved.peak_bytes;
+  --steps_;
+  one_holder_left_.clear();
+}
+
 int64_t MemoryState::BytesFreedBy(OpId op) const {
   int64_t freed = 0;
   for (BufferId b : model_->touched(op)) {

@@ -48,6 +48,14 @@ class MemoryState {
   // Runs op (its predecessors must have run) and returns the bytes live while it runs:
   // everything live before, its outputs and its workspace.
   int64_t Run(OpId op);
+  // What Undo needs to take a Run back.
+  struct Saved {
+    int64_t live_bytes;
+    int64_t peak_bytes;
+  };
+  Saved Save() const { return {live_bytes_, peak_bytes_}; }
+  // Takes back the last Run(op), given the Save() from just before it.
+  void Undo(OpId op, const Saved& saved);
   // The bytes Run(op) would return, without running it.
   int64_t BytesDuring(OpId op) const {
     return live_bytes_ + model_->allocated_bytes(op) + model_->graph().op(op).workspace;

@@ -1,0 +1,116 @@
+#include "olla/schedule/executor.h"
+
+#include <gtest/gtest.h>
+
+#include "olla/analysis/topology.h"
+
+#include "graph_builder.h"
+#include "schedule_fixtures.h"
+
+namespace olla {
+namespace {
+
+TEST(ExecutorTest, ClassifiesOpsAndRunsThemByTheRules) {
+  testing::GraphBuilder g;
+  const BufferId a = g.Buffer(10);
+  const BufferId b = g.Buffer(20);
+  const BufferId weight = g.Persistent(4);
+  const BufferId scratch = g.Buffer(2);
+  const BufferId c = g.Buffer(3);
+  g.Op({a}, {});                 // 0: reads nothing, so frees nothing: deferred
+  g.Op({b}, {});                 // 1: deferred too
+  g.Op({}, {a});                 // 2: allocates nothing: as soon as ready
+  g.Op({scratch}, {b, weight});  // 3: the update of weight, with a temporary
+  g.Op({}, {weight}, 5);         // 4: allocates nothing but needs workspace: free
+  g.Op({c}, {a});                // 5: may free a: free
+  g.ops()[3].phase = Phase::kOptimizer;
+  g.Edge(OpId(4), OpId(5));
+  const Graph graph = g.Build();
+  const MemoryModel model(graph);
+  const Timings timings(model, ScheduleRules{});
+  const std::vector<Timing> expected = {Timing::kDeferred, Timing::kDeferred,
+                                        Timing::kAsap,     Timing::kAsap,
+                                        Timing::kFree,     Timing::kFree};
+  for (int32_t i = 0; i < graph.num_ops(); ++i)
+    EXPECT_EQ(timings.of(OpId(i)), expected[i]) << i;
+  const Timings free_updates(model, {.updates_asap = false});
+  EXPECT_EQ(free_updates.of(OpId(3)), Timing::kFree);
+  const Timings no_rules(model, {.updates_asap = false, .timing_rules = false});
+  for (int32_t i = 0; i < graph.num_ops(); ++i) EXPECT_TRUE(no_rules.free(OpId(i)));
+
+  // The ASAP ops are ready from the start and pull in the deferred ops they read.
+  Executor executor(model, timings);
+  EXPECT_EQ(executor.order().ops,
+            (std::vector<OpId>{OpId(0), OpId(2), OpId(1), OpId(3)}));
+  EXPECT_EQ(executor.TakeNewlyReady(), (std::vector<OpId>{OpId(4)}));
+  EXPECT_EQ(executor.memory().live_bytes(), 10);  // a, for op 5.
+  executor.Run(OpId(4));
+  EXPECT_EQ(executor.TakeNewlyReady(), (std::vector<OpId>{OpId(5)}));
+  executor.Run(OpId(5));
+  EXPECT_TRUE(executor.finished());
+}
+
+TEST(ExecutorTest, DeferredOpsRunRightBeforeTheFirstOpThatNeedsThem) {
+  // x is read by op 1 and by op 3, a descendant of op 1: op 1 can free nothing.
+  testing::GraphBuilder g;
+  const BufferId input = g.Buffer(2);
+  const BufferId other_input = g.Buffer(2);
+  const BufferId x = g.Buffer(10);
+  const BufferId y = g.Buffer(5);
+  const BufferId z = g.Buffer(1);
+  const BufferId w = g.Buffer(1);
+  g.Op({x}, {input});        // 0: frees the input
+  g.Op({y}, {x});            // 1: deferred
+  g.Op({z}, {other_input});  // 2: frees the other input
+  g.Op({w}, {y, x, z});      // 3
+  const Graph graph = g.Build();
+  const MemoryModel model(graph);
+  const Timings timings(model, ScheduleRules{});
+  EXPECT_EQ(timings.of(OpId(1)), Timing::kDeferred);
+  EXPECT_EQ(timings.pulls(OpId(3)), (std::vector<OpId>{OpId(1)}));
+  EXPECT_EQ(timings.waits_for(OpId(3)), (std::vector<OpId>{OpId(0), OpId(2)}));
+  const Order order = FollowRules(model, timings, EagerOrder(graph));
+  EXPECT_EQ(order.ops, (std::vector<OpId>{OpId(0), OpId(2), OpId(1), OpId(3)}));
+  EXPECT_LT(PeakOf(model, order), PeakOf(model, EagerOrder(graph)) + 1);
+}
+
+TEST(ExecutorTest, UndoRestoresTheState) {
+  const Graph graph = testing::RandomScheduleGraph(12, 5);
+  const MemoryModel model(graph);
+  const Timings timings(model, ScheduleRules{});
+  Executor executor(model, timings);
+  executor.set_track_ready(false);
+  const Executor before = executor;
+  const Order order = FollowRules(model, timings, testing::RandomValidOrder(graph, 5));
+  for (OpId op : order.ops) {
+    if (timings.free(op) && !executor.done(op)) executor.Run(op);
+  }
+  EXPECT_TRUE(executor.finished());
+  executor.UndoTo(before.order().size());
+  EXPECT_EQ(executor.memory().live_bytes(), before.memory().live_bytes());
+  for (int32_t i = 0; i < graph.num_ops(); ++i) {
+    EXPECT_EQ(executor.done(OpId(i)), before.done(OpId(i)));
+    EXPECT_EQ(executor.waiting(OpId(i)), before.waiting(OpId(i)));
+  }
+  for (OpId op : order.ops) {
+    if (timings.free(op) && !executor.done(op)) executor.Run(op);
+  }
+  EXPECT_EQ(executor.order(), order);
+}
+
+TEST(ExecutorTest, FollowingTheTimingRulesNeverRaisesThePeak) {
+  // The lemmas every exact method relies on, checked on random orders.
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    const Graph graph =
+        testing::RandomScheduleGraph(3 + static_cast<int32_t>(seed % 25), seed);
+    const MemoryModel model(graph);
+    const Timings timings(model, {.updates_asap = false});
+    const Order order = testing::RandomValidOrder(graph, seed);
+    const Order ruled = FollowRules(model, timings, order);
+    ASSERT_TRUE(CheckValidOrder(graph, ruled).ok()) << "seed " << seed;
+    ASSERT_LE(PeakOf(model, ruled), PeakOf(model, order)) << "seed " << seed;
+  }
+}
+
+}  // namespace
+}  // namespace olla

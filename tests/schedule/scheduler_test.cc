@@ -1,0 +1,101 @@
+#include "olla/schedule/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include "olla/analysis/topology.h"
+#include "olla/graph/synthetic.h"
+#include "olla/schedule/memory_state.h"
+#include "olla/simulation/plan_checker.h"
+
+#include "graph_builder.h"
+#include "reference.h"
+#include "schedule_fixtures.h"
+
+namespace olla {
+namespace {
+
+// The smallest peak over the orders the rules allow when updates run as soon as they
+// are ready: the orders that following the rules leaves unchanged. (Without the updates
+// rule the timing rules lose nothing, so the optimum over all orders is the reference.)
+int64_t BruteForceOptimumWithUpdatesAsap(const Graph& graph) {
+  const MemoryModel model(graph);
+  const Timings timings(model, ScheduleRules{});
+  int64_t best = INT64_MAX;
+  testing::ForEachValidOrder(graph, [&](const Order& order) {
+    if (FollowRules(model, timings, order) != order) return;
+    best = std::min(best, PeakOf(model, order));
+  });
+  return best;
+}
+
+ScheduleResult ScheduleChecked(const Graph& graph, const std::string& method,
+                               ScheduleRules rules) {
+  ScheduleOptions options;
+  options.method = method;
+  options.rules = rules;
+  StatusOr<ScheduleResult> result = Schedule(graph, options);
+  OLLA_CHECK(result.ok(), result.status().message());
+  const MemoryModel model(graph);
+  OLLA_CHECK(CheckValidOrder(graph, result->order).ok(), "invalid order");
+  OLLA_CHECK(PeakOf(model, result->order) == result->peak_bytes,
+             "peak is not the order's");
+  return std::move(result).value();
+}
+
+TEST(SchedulerTest, DpEqualsBruteForceOnRandomDags) {
+  const ScheduleRules free_updates{.updates_asap = false};
+  for (uint64_t seed = 1; seed <= 80; ++seed) {
+    const Graph graph =
+        testing::RandomScheduleGraph(4 + static_cast<int32_t>(seed % 9), seed);
+    const int64_t optimum = testing::BruteForceOptimalPeak(graph);
+    const ScheduleResult result = ScheduleChecked(graph, "dp", free_updates);
+    ASSERT_EQ(result.peak_bytes, optimum) << "seed " << seed;
+    ASSERT_TRUE(result.optimal) << "seed " << seed;
+    ASSERT_LE(result.lower_bound_bytes, optimum) << "seed " << seed;
+  }
+}
+
+TEST(SchedulerTest, DpEqualsBruteForceUnderTheUpdatesRule) {
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    const Graph graph =
+        testing::RandomScheduleGraph(4 + static_cast<int32_t>(seed % 9), seed, 0.3);
+    const ScheduleResult result = ScheduleChecked(graph, "dp", ScheduleRules{});
+    ASSERT_EQ(result.peak_bytes, BruteForceOptimumWithUpdatesAsap(graph))
+        << "seed " << seed;
+    std::string pieces;
+    for (const PieceReport& piece : result.pieces)
+      pieces +=
+          " " + piece.method + (piece.optimal ? "+" : "-") + std::to_string(piece.ops);
+    ASSERT_TRUE(result.optimal) << "seed " << seed << " peak " << result.peak_bytes
+                                << " bound " << result.lower_bound_bytes << " heuristic "
+                                << result.best_heuristic_peak_bytes << pieces;
+  }
+}
+
+TEST(SchedulerTest, NoMethodIsWorseThanTheBestHeuristicAndEveryOrderChecks) {
+  TrainingLikeOptions options;
+  options.layers = 40;
+  const Graph graph = TrainingLikeGraph(options);
+  for (const char* method : kScheduleMethods) {
+    if (std::string(method) == "ilp") continue;  // Its own tests (lifetime_ilp_test.cc).
+    const ScheduleResult result = ScheduleChecked(graph, method, ScheduleRules{});
+    if (std::string(method) != "eager") {
+      EXPECT_LE(result.peak_bytes, result.best_heuristic_peak_bytes) << method;
+    }
+    EXPECT_LE(result.lower_bound_bytes, result.peak_bytes) << method;
+    Plan plan;
+    plan.order = result.order;
+    const PlanCheck check = CheckPlan(graph, plan);
+    EXPECT_TRUE(check.valid) << method << ": " << check.error;
+    EXPECT_EQ(check.peak_live_bytes, result.peak_bytes) << method;
+  }
+}
+
+TEST(SchedulerTest, UnknownMethodIsAnError) {
+  ScheduleOptions options;
+  options.method = "magic";
+  EXPECT_FALSE(Schedule(testing::Figure3Graph(), options).ok());
+}
+
+}  // namespace
+}  // namespace olla
