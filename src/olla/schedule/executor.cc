@@ -1,6 +1,7 @@
 #include "olla/schedule/executor.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "olla/analysis/reachability.h"
 #include "olla/core/check.h"
@@ -41,24 +42,30 @@ Timings::Timings(const MemoryModel& model, const ScheduleRules& rules) {
   const Graph& graph = model.graph();
   const auto n = static_cast<size_t>(graph.num_ops());
   timing_.assign(n, Timing::kFree);
-  for (int32_t i = 0; i < graph.num_ops(); ++i) {
-    const OpId op(i);
-    const bool zero_cost = model.allocated_bytes(op) == 0 && graph.op(op).workspace == 0;
-    if ((rules.timing_rules && zero_cost) ||
-        (rules.updates_asap && graph.op(op).phase == Phase::kOptimizer)) {
-      timing_[op.index()] = Timing::kAsap;
-    }
-  }
   // Deferral needs descendant queries; without a closure matrix they cost a search
   // each, so very large graphs go without.
-  if (rules.timing_rules && graph.num_ops() <= Reachability::kMaxMatrixOps) {
-    const Reachability reach(graph);
-    for (int32_t i = 0; i < graph.num_ops(); ++i) {
-      const OpId op(i);
-      if (timing_[op.index()] == Timing::kFree && graph.op(op).workspace == 0 &&
-          !graph.successors(op).empty() && Deferrable(model, reach, op)) {
-        timing_[op.index()] = Timing::kDeferred;
-      }
+  const bool can_defer = rules.timing_rules && graph.num_ops() <= Reachability::kMaxMatrixOps;
+  std::optional<Reachability> reach;
+  if (can_defer) reach.emplace(graph);
+  // In topological order, so each op sees how its predecessors are timed.
+  for (int32_t i = 0; i < graph.num_ops(); ++i) {
+    const OpId op(i);
+    const bool update = rules.updates_asap && graph.op(op).phase == Phase::kOptimizer;
+    const bool zero_cost = model.allocated_bytes(op) == 0 && graph.op(op).workspace == 0;
+    const bool deferrable = can_defer && !update && graph.op(op).workspace == 0 &&
+                            !graph.successors(op).empty() && Deferrable(model, *reach, op);
+    const auto preds = graph.predecessors(op);
+    const bool after_deferred = std::any_of(preds.begin(), preds.end(), [&](OpId p) {
+      return timing_[p.index()] == Timing::kDeferred;
+    });
+    if (update) {
+      timing_[op.index()] = Timing::kAsap;  // By the rule, wherever that leads.
+    } else if (rules.timing_rules && zero_cost && !after_deferred) {
+      timing_[op.index()] = Timing::kAsap;
+    } else if (deferrable) {
+      // A zero-cost op after a deferred one is deferred too (or free): run as soon as
+      // ready, it would drag the deferred op earlier than anywhere it was.
+      timing_[op.index()] = Timing::kDeferred;
     }
   }
   waits_for_.resize(n);

@@ -1,8 +1,9 @@
 // Executor: builds an order op by op, keeping the memory state and the ready set. The
 // schedulers only choose among "free" ops; two other kinds run by rule (Timings):
 //
-// - As soon as ready: ops that allocate no bytes and need no workspace. Running one
-//   earlier never raises a peak: it adds nothing and can only end lifetimes sooner.
+// - As soon as ready: ops that allocate no bytes and need no workspace (and follow no
+//   deferred op). Running one earlier never raises a peak: it adds nothing and can only
+//   end lifetimes sooner.
 //   With ScheduleRules::updates_asap, optimizer-phase ops too: each parameter update
 //   runs as soon as its gradient is ready, as OLLA does (a restriction of the orders).
 // - As late as possible: ops with no workspace that can free nothing, because every
