@@ -1,8 +1,8 @@
 #include "olla/schedule/executor.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "olla/analysis/topology.h"
 #include "olla/io/graph_json.h"
@@ -21,9 +21,9 @@ TEST(ExecutorTest, ClassifiesOpsAndRunsThemByTheRules) {
   const BufferId weight = g.Persistent(4);
   const BufferId scratch = g.Buffer(2);
   const BufferId c = g.Buffer(3);
-  g.Op({a}, {});                 // 0: reads nothing, so frees nothing: deferred
-  g.Op({b}, {});                 // 1: deferred too
-  g.Op({}, {a});                 // 2: allocates nothing, but after a deferred op: free
+  g.Op({a}, {});                 // 0: reads nothing, but op 2 runs as soon as ready
+  g.Op({b}, {});                 // 1: likewise, for the update
+  g.Op({}, {a});                 // 2: allocates nothing: as soon as ready
   g.Op({scratch}, {b, weight});  // 3: the update of weight, with a temporary
   g.Op({}, {weight}, 5);         // 4: allocates nothing but needs workspace: free
   g.Op({c}, {a});                // 5: may free a: free
@@ -32,9 +32,8 @@ TEST(ExecutorTest, ClassifiesOpsAndRunsThemByTheRules) {
   const Graph graph = g.Build();
   const MemoryModel model(graph);
   const Timings timings(model, ScheduleRules{});
-  const std::vector<Timing> expected = {Timing::kDeferred, Timing::kDeferred,
-                                        Timing::kFree,     Timing::kAsap,
-                                        Timing::kFree,     Timing::kFree};
+  const std::vector<Timing> expected = {Timing::kFree, Timing::kFree, Timing::kAsap,
+                                        Timing::kAsap, Timing::kFree, Timing::kFree};
   for (int32_t i = 0; i < graph.num_ops(); ++i)
     EXPECT_EQ(timings.of(OpId(i)), expected[i]) << i;
   const Timings free_updates(model, {.updates_asap = false});
@@ -42,12 +41,13 @@ TEST(ExecutorTest, ClassifiesOpsAndRunsThemByTheRules) {
   const Timings no_rules(model, {.updates_asap = false, .timing_rules = false});
   for (int32_t i = 0; i < graph.num_ops(); ++i) EXPECT_TRUE(no_rules.free(OpId(i)));
 
-  // The update is ready from the start and pulls in the deferred op it reads.
   Executor executor(model, timings);
+  EXPECT_TRUE(executor.order().ops.empty());
+  EXPECT_EQ(executor.TakeNewlyReady(), (std::vector<OpId>{OpId(0), OpId(1), OpId(4)}));
+  executor.Run(OpId(1));  // The update becomes ready and runs.
   EXPECT_EQ(executor.order().ops, (std::vector<OpId>{OpId(1), OpId(3)}));
   EXPECT_EQ(executor.memory().live_bytes(), 0);  // b and the scratch are freed.
-  EXPECT_EQ(executor.TakeNewlyReady(), (std::vector<OpId>{OpId(2), OpId(4)}));
-  executor.Run(OpId(2));  // Pulls in op 0.
+  executor.Run(OpId(0));
   EXPECT_EQ(executor.memory().live_bytes(), 10);  // a, for op 5.
   executor.Run(OpId(4));
   EXPECT_EQ(executor.TakeNewlyReady(), (std::vector<OpId>{OpId(5)}));
@@ -129,7 +129,8 @@ TEST(ExecutorTest, FollowingTheTimingRulesNeverRaisesThePeakOnTheZoo) {
   // The same lemmas on the captured training steps, from the list schedulers' orders
   // (without any rule) and random orders.
   int32_t graphs = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(OLLA_SOURCE_DIR "/models")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(OLLA_SOURCE_DIR "/models")) {
     const std::string path = entry.path().string();
     if (path.find(".train.") == std::string::npos) continue;
     StatusOr<Graph> graph = LoadGraph(path);
@@ -140,7 +141,8 @@ TEST(ExecutorTest, FollowingTheTimingRulesNeverRaisesThePeakOnTheZoo) {
     const Timings timings(model, {.updates_asap = false});
     std::vector<Order> orders = {EagerOrder(*graph), testing::RandomValidOrder(*graph, 1),
                                  testing::RandomValidOrder(*graph, 2)};
-    for (ListPolicy policy : kListPolicies) orders.push_back(ListSchedule(model, no_rules, policy));
+    for (ListPolicy policy : kListPolicies)
+      orders.push_back(ListSchedule(model, no_rules, policy));
     for (const Order& order : orders) {
       const Order ruled = FollowRules(model, timings, order);
       ASSERT_TRUE(CheckValidOrder(*graph, ruled).ok()) << path;

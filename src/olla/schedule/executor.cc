@@ -44,27 +44,28 @@ Timings::Timings(const MemoryModel& model, const ScheduleRules& rules) {
   timing_.assign(n, Timing::kFree);
   // Deferral needs descendant queries; without a closure matrix they cost a search
   // each, so very large graphs go without.
-  const bool can_defer = rules.timing_rules && graph.num_ops() <= Reachability::kMaxMatrixOps;
+  const bool can_defer =
+      rules.timing_rules && graph.num_ops() <= Reachability::kMaxMatrixOps;
   std::optional<Reachability> reach;
   if (can_defer) reach.emplace(graph);
-  // In topological order, so each op sees how its predecessors are timed.
   for (int32_t i = 0; i < graph.num_ops(); ++i) {
     const OpId op(i);
-    const bool update = rules.updates_asap && graph.op(op).phase == Phase::kOptimizer;
     const bool zero_cost = model.allocated_bytes(op) == 0 && graph.op(op).workspace == 0;
-    const bool deferrable = can_defer && !update && graph.op(op).workspace == 0 &&
-                            !graph.successors(op).empty() && Deferrable(model, *reach, op);
-    const auto preds = graph.predecessors(op);
-    const bool after_deferred = std::any_of(preds.begin(), preds.end(), [&](OpId p) {
-      return timing_[p.index()] == Timing::kDeferred;
-    });
-    if (update) {
-      timing_[op.index()] = Timing::kAsap;  // By the rule, wherever that leads.
-    } else if (rules.timing_rules && zero_cost && !after_deferred) {
+    if ((rules.updates_asap && graph.op(op).phase == Phase::kOptimizer) ||
+        (rules.timing_rules && zero_cost)) {
       timing_[op.index()] = Timing::kAsap;
-    } else if (deferrable) {
-      // A zero-cost op after a deferred one is deferred too (or free): run as soon as
-      // ready, it would drag the deferred op earlier than anywhere it was.
+    }
+  }
+  // An op is deferred only when none of its successors runs as soon as ready: such a
+  // successor would pull it in, earlier than anywhere it was.
+  for (int32_t i = 0; i < graph.num_ops() && can_defer; ++i) {
+    const OpId op(i);
+    const auto next = graph.successors(op);
+    if (timing_[op.index()] == Timing::kFree && graph.op(op).workspace == 0 &&
+        !next.empty() &&
+        std::none_of(next.begin(), next.end(),
+                     [&](OpId s) { return timing_[s.index()] == Timing::kAsap; }) &&
+        Deferrable(model, *reach, op)) {
       timing_[op.index()] = Timing::kDeferred;
     }
   }

@@ -1,14 +1,14 @@
 // Executor: builds an order op by op, keeping the memory state and the ready set. The
 // schedulers only choose among "free" ops; two other kinds run by rule (Timings):
 //
-// - As soon as ready: ops that allocate no bytes and need no workspace (and follow no
-//   deferred op). Running one earlier never raises a peak: it adds nothing and can only
-//   end lifetimes sooner.
+// - As soon as ready: ops that allocate no bytes and need no workspace. Running one
+//   earlier never raises a peak: it adds nothing and can only end lifetimes sooner.
 //   With ScheduleRules::updates_asap, optimizer-phase ops too: each parameter update
 //   runs as soon as its gradient is ready, as OLLA does (a restriction of the orders).
 // - As late as possible: ops with no workspace that can free nothing, because every
 //   buffer they read is also read by one of their descendants (or is an output), whose
-//   outputs all outlive them, and that have a successor. Running one later, right
+//   outputs all outlive them, and that have successors, none of them ASAP (which would
+//   pull them in earlier than anywhere they were). Running one later, right
 //   before its first successor, never raises a peak: its outputs live less, and while
 //   it runs no more is live than while that successor runs. (Backward ops that
 //   recompute from saved activations, such as the sigmoid of a SiLU's input, are of
@@ -17,10 +17,11 @@
 // Without the updates rule, following the other two loses nothing: some best order
 // follows them. With it, they interact (an op run earlier can make an update ready
 // earlier), so the orders allowed are defined as those that follow all three rules,
-// and every method, the eager baseline included, searches exactly that space. The
-// executor runs
-// ASAP ops the moment they are ready (lowest id first) and pulls deferred ops in just
-// before the first op that needs them. Run() and Undo() let a search walk the orders.
+// and every method, the eager baseline included, searches exactly that space.
+//
+// The executor runs ASAP ops the moment they are ready (lowest id first) and pulls
+// deferred ops in just before the first op that needs them. Run() and UndoTo() let a
+// search walk the orders.
 #pragma once
 
 #include <cstdint>
