@@ -91,6 +91,21 @@ TEST(SchedulerTest, NoMethodIsWorseThanTheBestHeuristicAndEveryOrderChecks) {
   }
 }
 
+TEST(SchedulerTest, IlpMethodFindsAndProvesFigure3sOptimum) {
+  for (IlpHorizon horizon : {IlpHorizon::kOneOpPerStep, IlpHorizon::kPaper}) {
+    ScheduleOptions options;
+    options.method = "ilp";
+    options.rules.updates_asap = false;
+    options.ilp_horizon = horizon;
+    const StatusOr<ScheduleResult> result = Schedule(testing::Figure3Graph(), options);
+    ASSERT_TRUE(result.ok());
+    EXPECT_EQ(result->peak_bytes, 47185920);
+    EXPECT_TRUE(result->optimal);
+    ASSERT_TRUE(result->ilp.has_value());
+    EXPECT_TRUE(result->ilp->optimal);
+  }
+}
+
 TEST(SchedulerTest, UnknownMethodIsAnError) {
   ScheduleOptions options;
   options.method = "magic";

@@ -20,6 +20,7 @@ namespace {
 
 struct ScheduleCommandOptions {
   std::string graph_path;
+  std::string ilp_horizon = "one-op";
   std::string output_path;
   ScheduleOptions schedule;
   bool json = false;
@@ -90,6 +91,15 @@ JsonValue SummaryJson(const Graph& graph, const ScheduleResult& result, double s
         {{"ops", piece.ops}, {"method", piece.method}, {"optimal", piece.optimal}});
   }
   json["pieces"] = pieces;
+  if (result.ilp) {
+    json["ilp"] = {{"steps", result.ilp->steps},
+                   {"variables", result.ilp->variables},
+                   {"constraints", result.ilp->constraints},
+                   {"solved", result.ilp->solved},
+                   {"optimal", result.ilp->optimal},
+                   {"model_peak_bytes", result.ilp->model_peak_bytes},
+                   {"model_bound_bytes", result.ilp->model_bound_bytes}};
+  }
   json["seconds"] = seconds;
   return json;
 }
@@ -103,6 +113,8 @@ int RunSchedule(ScheduleCommandOptions options) {
       std::cerr << "\r\033[K" << line << std::flush;
     };
   }
+  options.schedule.ilp_horizon =
+      options.ilp_horizon == "paper" ? IlpHorizon::kPaper : IlpHorizon::kOneOpPerStep;
   StatusOr<ScheduleResult> result = Schedule(*graph, options.schedule);
   if (options.schedule.progress) std::cerr << "\r\033[K" << std::flush;
   if (!result.ok()) return ReportError(result.status());
@@ -150,6 +162,12 @@ void AddScheduleCommand(CLI::App& app, int& exit_code) {
       ->add_option("--time-limit", options->schedule.time_limit_seconds,
                    "Wall-clock seconds for the whole schedule")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      ->add_option("--ilp-horizon", options->ilp_horizon,
+                   "Steps of the lifetime ILP: one op per step (exact), or OLLA's paper "
+                   "horizon, about 1.01 x the critical path")
+      ->check(CLI::IsMember({"one-op", "paper"}))
       ->capture_default_str();
   command->add_flag("!--no-updates-asap", options->schedule.rules.updates_asap,
                     "Let optimizer updates run at any time, not as soon as their "

@@ -60,6 +60,27 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
       if (peak < chosen.peak_bytes) chosen = {"dp", std::move(pieces.order), peak};
     }
   }
+  if (method == "ilp") {
+    LifetimeIlpOptions ilp;
+    ilp.horizon = options.ilp_horizon;
+    ilp.time_limit_seconds =
+        std::max(1.0, std::chrono::duration<double>(deadline - Clock::now()).count());
+    ilp.threads = options.threads;
+    ilp.lower_bound_bytes = result.lower_bound_bytes;
+    ilp.start = chosen.order;
+    if (options.progress) options.progress("lifetime ILP");
+    LifetimeIlpResult solved = SolveLifetimeIlp(graph, ilp);
+    if (solved.solved) {
+      Order order = FollowRules(model, timings, solved.order);
+      const int64_t peak = PeakOf(model, order);
+      if (peak < chosen.peak_bytes) chosen = {"ilp", std::move(order), peak};
+      // One op per step is the memory model exactly: its bound holds for every order.
+      if (ilp.horizon == IlpHorizon::kOneOpPerStep)
+        result.lower_bound_bytes =
+            std::max(result.lower_bound_bytes, solved.model_bound_bytes);
+    }
+    result.ilp = std::move(solved);
+  }
   const bool settled = chosen.peak_bytes <= result.lower_bound_bytes;
   if ((method == "local" || method == "auto") && !settled) {
     LocalSearchOptions local;

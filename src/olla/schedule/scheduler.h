@@ -3,12 +3,14 @@
 //
 // Methods: "eager" (the framework's order), "greedy" (the best heuristic), "dp" (exact
 // dynamic programming per piece), "local" (local search from the best heuristic),
-// "ilp" (the OLLA lifetime ILP on CBC), "auto" (heuristics, then exact pieces where
-// they are narrow enough and local search where not, within the time limit).
+// "ilp" (the OLLA lifetime ILP on CBC, started from the best heuristic), "auto"
+// (heuristics, then the exact search piece by piece, then local search, within the
+// time limit). Every order returned follows the rules (executor.h).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
 #include "olla/schedule/executor.h"
+#include "olla/schedule/lifetime_ilp.h"
 
 namespace olla {
 
@@ -25,6 +28,7 @@ inline constexpr const char* kScheduleMethods[] = {"auto", "eager", "greedy",
 struct ScheduleOptions {
   std::string method = "auto";
   ScheduleRules rules;
+  IlpHorizon ilp_horizon = IlpHorizon::kOneOpPerStep;  // For method "ilp".
   double time_limit_seconds = 10.0;  // Wall clock, for the whole schedule.
   int threads = 2;
   // Called now and then with a one-line status during long solves (may be empty).
@@ -40,6 +44,9 @@ struct PieceReport {
 
 struct ScheduleResult {
   Order order;
+  // Method "ilp": the model's size and verdict (its objective is in the model's units
+  // of memory, which over-count under the paper's horizon).
+  std::optional<LifetimeIlpResult> ilp;
   int64_t peak_bytes = 0;
   int64_t eager_peak_bytes = 0;  // The eager order, as `olla simulate` reports it.
   int64_t best_heuristic_peak_bytes = 0;

@@ -1,0 +1,64 @@
+#include "olla/schedule/lifetime_ilp.h"
+
+#include <gtest/gtest.h>
+
+#include "olla/analysis/topology.h"
+#include "olla/graph/synthetic.h"
+#include "olla/schedule/heuristics.h"
+#include "olla/schedule/memory_state.h"
+
+#include "graph_builder.h"
+#include "reference.h"
+#include "schedule_fixtures.h"
+
+namespace olla {
+namespace {
+
+TEST(LifetimeIlpTest, OneOpPerStepIsTheBruteForceOptimum) {
+  for (uint64_t seed = 1; seed <= 25; ++seed) {
+    const Graph graph =
+        testing::RandomScheduleGraph(4 + static_cast<int32_t>(seed % 6), seed);
+    const MemoryModel model(graph);
+    LifetimeIlpOptions options;
+    options.time_limit_seconds = 30;
+    // Half the runs start from the eager order, half from nothing.
+    if (seed % 2 == 0) options.start = EagerOrder(graph);
+    const LifetimeIlpResult result = SolveLifetimeIlp(graph, options);
+    ASSERT_TRUE(result.solved && result.optimal) << "seed " << seed;
+    ASSERT_TRUE(CheckValidOrder(graph, result.order).ok()) << "seed " << seed;
+    const int64_t optimum = testing::BruteForceOptimalPeak(graph);
+    ASSERT_EQ(PeakOf(model, result.order), optimum) << "seed " << seed;
+    ASSERT_EQ(result.model_peak_bytes, optimum) << "seed " << seed;
+    ASSERT_EQ(result.model_bound_bytes, optimum) << "seed " << seed;
+    ASSERT_EQ(result.steps, graph.num_ops());
+  }
+}
+
+TEST(LifetimeIlpTest, Figure3) {
+  const Graph graph = testing::Figure3Graph();
+  LifetimeIlpOptions options;
+  const LifetimeIlpResult result = SolveLifetimeIlp(graph, options);
+  ASSERT_TRUE(result.optimal);
+  EXPECT_EQ(result.model_peak_bytes, 47185920);
+  EXPECT_EQ(result.order.ops, (std::vector<OpId>{OpId(0), OpId(2), OpId(1), OpId(3)}));
+}
+
+TEST(LifetimeIlpTest, PaperHorizonGivesValidOrdersAndOverCountsNothingBelowTheOptimum) {
+  // Several ops share a step, all counted live together: the model's peak is at least
+  // what the decoded order needs one op at a time.
+  TrainingLikeOptions training;
+  training.layers = 8;
+  const Graph graph = TrainingLikeGraph(training);
+  const MemoryModel model(graph);
+  LifetimeIlpOptions options;
+  options.horizon = IlpHorizon::kPaper;
+  options.time_limit_seconds = 30;
+  const LifetimeIlpResult result = SolveLifetimeIlp(graph, options);
+  ASSERT_TRUE(result.solved);
+  ASSERT_TRUE(CheckValidOrder(graph, result.order).ok());
+  EXPECT_LE(PeakOf(model, result.order), result.model_peak_bytes);
+  EXPECT_LT(result.steps, graph.num_ops());
+}
+
+}  // namespace
+}  // namespace olla
