@@ -20,7 +20,8 @@ TEST(CliTest, Version) {
 }
 
 TEST(CliTest, HelpOnEveryCommand) {
-  for (const std::string command : {"", "simulate ", "check ", "place ", "generate "}) {
+  for (const std::string command :
+       {"", "simulate ", "check ", "place ", "schedule ", "generate "}) {
     const CliResult result = RunOlla(command + "--help");
     EXPECT_EQ(result.exit_code, 0) << command;
     EXPECT_THAT(result.out, HasSubstr("Usage:")) << command;
@@ -151,6 +152,58 @@ TEST(CliTest, PlaceUsageErrors) {
        {"place", "place examples/placement/staircase.csv --method magic",
         "place examples/placement/staircase.csv --capacity 5 --minimize",
         "place examples/placement/staircase.csv --align 0"}) {
+    const CliResult result = RunOlla(arguments);
+    EXPECT_EQ(result.exit_code, 1) << arguments;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+}
+
+TEST(CliTest, ScheduleWritesAnOrderThatCheckAccepts) {
+  const std::string plan = ::testing::TempDir() + "/figure3.order.json";
+  const CliResult result = RunOlla("schedule examples/figure3.json --json -o " + plan);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["peak_live_bytes"], 47185920);
+  EXPECT_EQ(json["eager_peak_live_bytes"], 62914560);
+  EXPECT_EQ(json["lower_bound_bytes"], 47185920);
+  EXPECT_EQ(json["optimal"], true);
+  EXPECT_TRUE(json.contains("seconds") && json.contains("method"));
+  const CliResult check = RunOlla("check examples/figure3.json " + plan + " --json");
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(nlohmann::json::parse(check.out)["peak_live_bytes"], 47185920);
+}
+
+TEST(CliTest, EveryScheduleMethodGivesACheckedOrder) {
+  const std::string plan = ::testing::TempDir() + "/mlp.order.json";
+  for (const std::string method : {"auto", "eager", "greedy", "dp", "local", "ilp"}) {
+    const CliResult result = RunOlla("schedule examples/mlp_sgd.json --json --method " +
+                                     method + " -o " + plan);
+    ASSERT_EQ(result.exit_code, 0) << method << ": " << result.err;
+    const auto json = nlohmann::json::parse(result.out);
+    const CliResult check = RunOlla("check examples/mlp_sgd.json " + plan + " --json");
+    ASSERT_EQ(check.exit_code, 0) << method << ": " << check.err;
+    EXPECT_EQ(nlohmann::json::parse(check.out)["peak_live_bytes"],
+              json["peak_live_bytes"])
+        << method;
+  }
+}
+
+TEST(CliTest, SchedulePinsAreHonoured) {
+  // Pinning v3 before v2 forces Figure 3's eager order and its 60 MiB.
+  const CliResult result = RunOlla(
+      "schedule examples/figure3.json --json --pin examples/schedule/figure3.pins.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["peak_live_bytes"], 62914560);
+  EXPECT_EQ(json["eager_peak_live_bytes"], 62914560);
+}
+
+TEST(CliTest, ScheduleUsageErrors) {
+  for (const std::string arguments :
+       {"schedule", "schedule examples/figure3.json --method magic",
+        "schedule examples/figure3.json --time-limit 0",
+        "schedule examples/figure3.json --ilp-horizon long",
+        "schedule examples/figure3.json --pin no/such/pins.json"}) {
     const CliResult result = RunOlla(arguments);
     EXPECT_EQ(result.exit_code, 1) << arguments;
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;

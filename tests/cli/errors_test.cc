@@ -1,7 +1,7 @@
 // Every bad input in tests/errors is rejected with exit code 1 and exactly the one line
 // its .expected file holds (line 1: the exit code; line 2: stderr). Graph cases are
 // loaded by `olla simulate`; plan cases are checked against examples/figure3.json;
-// CSV cases are placed by `olla place`.
+// CSV cases are placed by `olla place`; pins cases pin examples/figure3.json's schedule.
 #include <gtest/gtest.h>
 
 #include "run_olla.h"
@@ -24,6 +24,9 @@ std::vector<ErrorCase> AllCases() {
   }
   for (const std::string& csv : FilesEndingWith("tests/errors/csv", ".csv")) {
     cases.push_back({csv, "place " + csv});
+  }
+  for (const std::string& pins : FilesEndingWith("tests/errors/pins", ".json")) {
+    cases.push_back({pins, "schedule examples/figure3.json --pin " + pins});
   }
   return cases;
 }

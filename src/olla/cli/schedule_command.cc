@@ -1,17 +1,22 @@
 // olla schedule GRAPH: the operator order with the smallest peak, and its order file.
 #include <chrono>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "olla/analysis/topology.h"
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
 #include "olla/core/bytes.h"
 #include "olla/core/version.h"
+#include "olla/graph/pinned.h"
 #include "olla/io/graph_json.h"
 #include "olla/io/json_text.h"
+#include "olla/io/pins_json.h"
 #include "olla/io/plan_json.h"
+#include "olla/schedule/memory_state.h"
 #include "olla/schedule/scheduler.h"
 #include "olla/simulation/plan_checker.h"
 
@@ -20,11 +25,24 @@ namespace {
 
 struct ScheduleCommandOptions {
   std::string graph_path;
+  std::string pins_path;
   std::string ilp_horizon = "one-op";
   std::string output_path;
   ScheduleOptions schedule;
   bool json = false;
 };
+
+// Whether every chain's ops appear in `order` in the chain's order.
+bool HonoursPins(const Graph& graph, const Order& order,
+                 const std::vector<std::vector<OpId>>& chains) {
+  const std::vector<int32_t> step = StepsOf(graph, order);
+  for (const std::vector<OpId>& chain : chains) {
+    for (size_t i = 1; i < chain.size(); ++i) {
+      if (step[chain[i - 1].index()] >= step[chain[i].index()]) return false;
+    }
+  }
+  return true;
+}
 
 double GapPercent(int64_t peak, int64_t bound) {
   return peak > 0 ? 100.0 * static_cast<double>(peak - bound) / static_cast<double>(peak)
@@ -115,9 +133,30 @@ int RunSchedule(ScheduleCommandOptions options) {
   }
   options.schedule.ilp_horizon =
       options.ilp_horizon == "paper" ? IlpHorizon::kPaper : IlpHorizon::kOneOpPerStep;
-  StatusOr<ScheduleResult> result = Schedule(*graph, options.schedule);
+  // Pins become precedence edges of a renumbered graph; the order maps back by op.
+  std::optional<PinnedGraph> pinned;
+  std::vector<std::vector<OpId>> chains;
+  if (!options.pins_path.empty()) {
+    StatusOr<std::vector<std::vector<OpId>>> loaded = LoadPins(options.pins_path, *graph);
+    if (!loaded.ok()) return ReportError(loaded.status());
+    chains = std::move(loaded).value();
+    StatusOr<PinnedGraph> pinning = PinChains(*graph, chains);
+    if (!pinning.ok())
+      return ReportError(pinning.status().WithContext(options.pins_path));
+    pinned.emplace(std::move(pinning).value());
+  }
+  StatusOr<ScheduleResult> result =
+      Schedule(pinned ? pinned->graph : *graph, options.schedule);
   if (options.schedule.progress) std::cerr << "\r\033[K" << std::flush;
   if (!result.ok()) return ReportError(result.status());
+  if (pinned) {
+    for (OpId& op : result->order.ops) op = pinned->original[op.index()];
+    result->eager_peak_bytes = PeakOf(MemoryModel(*graph), EagerOrder(*graph));
+    if (!HonoursPins(*graph, result->order, chains)) {
+      return ReportError(
+          Internal("schedule/" + result->method + " broke a pinned order"));
+    }
+  }
 
   const Plan plan = OrderPlan(*result, options.schedule);
   const PlanCheck check = CheckPlan(*graph, plan);
@@ -169,6 +208,9 @@ void AddScheduleCommand(CLI::App& app, int& exit_code) {
                    "horizon, about 1.01 x the critical path")
       ->check(CLI::IsMember({"one-op", "paper"}))
       ->capture_default_str();
+  command->add_option("--pin", options->pins_path,
+                      "Pins file: chains of ops that must run in the given order "
+                      "(docs/schedule.md)");
   command->add_flag("!--no-updates-asap", options->schedule.rules.updates_asap,
                     "Let optimizer updates run at any time, not as soon as their "
                     "gradient is ready");

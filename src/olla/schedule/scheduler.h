@@ -29,7 +29,7 @@ struct ScheduleOptions {
   std::string method = "auto";
   ScheduleRules rules;
   IlpHorizon ilp_horizon = IlpHorizon::kOneOpPerStep;  // For method "ilp".
-  double time_limit_seconds = 10.0;  // Wall clock, for the whole schedule.
+  double time_limit_seconds = 8.0;  // Wall clock, for the whole schedule.
   int threads = 2;
   // Called now and then with a one-line status during long solves (may be empty).
   std::function<void(const std::string&)> progress;

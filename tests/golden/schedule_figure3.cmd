@@ -1,0 +1,1 @@
+schedule examples/figure3.json

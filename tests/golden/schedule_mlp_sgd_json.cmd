@@ -1,0 +1,1 @@
+schedule examples/mlp_sgd.json --json

@@ -1,0 +1,1 @@
+schedule examples/residual_inplace_view.json --method eager
