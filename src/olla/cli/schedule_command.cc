@@ -113,6 +113,7 @@ JsonValue SummaryJson(const Graph& graph, const ScheduleResult& result, double s
     json["ilp"] = {{"steps", result.ilp->steps},
                    {"variables", result.ilp->variables},
                    {"constraints", result.ilp->constraints},
+                   {"too_large", result.ilp->too_large},
                    {"solved", result.ilp->solved},
                    {"optimal", result.ilp->optimal},
                    {"model_peak_bytes", result.ilp->model_peak_bytes},

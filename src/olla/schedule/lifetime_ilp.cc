@@ -71,6 +71,24 @@ class IlpBuilder {
     if (unit_ == 0) unit_ = 1;
   }
 
+  // The number of variables Build() creates: R and P in their windows, and z.
+  int64_t CountVariables() const {
+    int64_t count = 1;
+    for (const Window& w : windows_) count += std::max(0, w.last - w.first + 1);
+    for (int32_t i = 0; i < graph_.num_buffers(); ++i) {
+      const BufferId b(i);
+      if (!Tracked(b)) continue;
+      const OpId producer = graph_.producer(b);
+      int32_t first = producer.valid() ? window(producer.value()).first + 1 : 0;
+      int32_t last = graph_.buffer(b).output ? steps_ - 1 : (producer.valid() ? -1 : 0);
+      for (OpId user : graph_.users(b)) {
+        if (user != producer) last = std::max(last, window(user.value()).last);
+      }
+      count += std::max(0, last - first + 1);
+    }
+    return count;
+  }
+
   void Build() {
     const int32_t n = graph_.num_ops();
     run_.resize(static_cast<size_t>(n));
@@ -330,9 +348,14 @@ class IlpBuilder {
 LifetimeIlpResult SolveLifetimeIlp(const Graph& graph,
                                    const LifetimeIlpOptions& options) {
   IlpBuilder builder(graph, options);
-  builder.Build();
   LifetimeIlpResult result;
   result.steps = builder.steps();
+  result.variables = builder.CountVariables();
+  if (result.variables > options.max_variables) {
+    result.too_large = true;
+    return result;
+  }
+  builder.Build();
   result.variables = builder.model().num_variables();
   result.constraints = static_cast<int32_t>(builder.model().constraints().size());
 

@@ -43,6 +43,8 @@ struct LifetimeIlpOptions {
   int threads = 1;
   int64_t lower_bound_bytes = 0;  // A proven bound on the peak, to bound z.
   std::optional<Order> start;     // A valid order to start from (kOneOpPerStep).
+  // Larger models are not built (one op per step grows with the square of the ops).
+  int64_t max_variables = 3'000'000;
   std::function<std::unique_ptr<MilpSolver>()> solver = MakeCbcSolver;
 };
 
@@ -53,8 +55,9 @@ struct LifetimeIlpResult {
   int64_t model_peak_bytes = 0;   // The model's objective, in bytes.
   int64_t model_bound_bytes = 0;  // The solver's proven bound, in bytes.
   int32_t steps = 0;
-  int32_t variables = 0;
+  int64_t variables = 0;
   int32_t constraints = 0;
+  bool too_large = false;  // More than max_variables: not built, not solved.
 };
 
 LifetimeIlpResult SolveLifetimeIlp(const Graph& graph, const LifetimeIlpOptions& options);
