@@ -13,9 +13,9 @@
 #include "olla/core/version.h"
 #include "olla/graph/pinned.h"
 #include "olla/io/graph_json.h"
-#include "olla/io/json_text.h"
 #include "olla/io/pins_json.h"
 #include "olla/io/plan_json.h"
+#include "olla/io/report.h"
 #include "olla/schedule/memory_state.h"
 #include "olla/schedule/scheduler.h"
 #include "olla/simulation/plan_checker.h"
@@ -44,17 +44,6 @@ bool HonoursPins(const Graph& graph, const Order& order,
   return true;
 }
 
-double GapPercent(int64_t peak, int64_t bound) {
-  return peak > 0 ? 100.0 * static_cast<double>(peak - bound) / static_cast<double>(peak)
-                  : 0.0;
-}
-
-double Below(int64_t peak, int64_t eager) {
-  return eager > 0
-             ? 100.0 * static_cast<double>(eager - peak) / static_cast<double>(eager)
-             : 0.0;
-}
-
 Plan OrderPlan(const ScheduleResult& result, const ScheduleOptions& options) {
   Plan plan;
   plan.order = result.order;
@@ -67,60 +56,6 @@ Plan OrderPlan(const ScheduleResult& result, const ScheduleOptions& options) {
   plan.provenance.lower_bound_bytes = result.lower_bound_bytes;
   plan.provenance.peak_live_bytes = result.peak_bytes;
   return plan;
-}
-
-std::string SummaryText(const ScheduleResult& result, double seconds) {
-  std::string text = fmt::format(
-      "peak {} B ({}), {:.1f}% below eager {} B; lower bound {} B, gap {:.1f}%, {}; {}, "
-      "{:.3f} s\n",
-      result.peak_bytes, FormatBinaryUnits(result.peak_bytes),
-      Below(result.peak_bytes, result.eager_peak_bytes), result.eager_peak_bytes,
-      result.lower_bound_bytes, GapPercent(result.peak_bytes, result.lower_bound_bytes),
-      result.optimal ? "optimal" : "not proven optimal", result.method, seconds);
-  if (!result.pieces.empty()) {
-    int32_t exact = 0;
-    int32_t largest = 0;
-    for (const PieceReport& piece : result.pieces) {
-      exact += piece.optimal ? 1 : 0;
-      largest = std::max(largest, piece.ops);
-    }
-    text += fmt::format("pieces {} (largest {} ops), {} solved exactly\n",
-                        result.pieces.size(), largest, exact);
-  }
-  return text;
-}
-
-JsonValue SummaryJson(const Graph& graph, const ScheduleResult& result, double seconds) {
-  JsonValue json;
-  json["graph"] = graph.name();
-  json["ops"] = graph.num_ops();
-  json["method"] = result.method;
-  json["peak_live_bytes"] = result.peak_bytes;
-  json["eager_peak_live_bytes"] = result.eager_peak_bytes;
-  json["best_heuristic"] = result.best_heuristic;
-  json["best_heuristic_peak_live_bytes"] = result.best_heuristic_peak_bytes;
-  json["lower_bound_bytes"] = result.lower_bound_bytes;
-  json["gap"] = GapPercent(result.peak_bytes, result.lower_bound_bytes) / 100.0;
-  json["optimal"] = result.optimal;
-  json["below_eager"] = Below(result.peak_bytes, result.eager_peak_bytes) / 100.0;
-  JsonValue pieces = JsonValue::array();
-  for (const PieceReport& piece : result.pieces) {
-    pieces.push_back(
-        {{"ops", piece.ops}, {"method", piece.method}, {"optimal", piece.optimal}});
-  }
-  json["pieces"] = pieces;
-  if (result.ilp) {
-    json["ilp"] = {{"steps", result.ilp->steps},
-                   {"variables", result.ilp->variables},
-                   {"constraints", result.ilp->constraints},
-                   {"too_large", result.ilp->too_large},
-                   {"solved", result.ilp->solved},
-                   {"optimal", result.ilp->optimal},
-                   {"model_peak_bytes", result.ilp->model_peak_bytes},
-                   {"model_bound_bytes", result.ilp->model_bound_bytes}};
-  }
-  json["seconds"] = seconds;
-  return json;
 }
 
 int RunSchedule(ScheduleCommandOptions options) {
@@ -175,9 +110,9 @@ int RunSchedule(ScheduleCommandOptions options) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (options.json) {
-    std::cout << SummaryJson(*graph, *result, seconds).dump(2) << "\n";
+    std::cout << ScheduleSummaryJson(*graph, *result, seconds).dump(2) << "\n";
   } else {
-    std::cout << SummaryText(*result, seconds);
+    std::cout << ScheduleSummaryText(*result, seconds);
   }
   return kExitOk;
 }

@@ -116,4 +116,74 @@ nlohmann::ordered_json PlacementSummaryJson(const PlacementProblem& problem,
   return json;
 }
 
+namespace {
+
+double GapPercent(int64_t peak, int64_t bound) {
+  return peak > 0 ? 100.0 * static_cast<double>(peak - bound) / static_cast<double>(peak)
+                  : 0.0;
+}
+
+double Below(int64_t peak, int64_t eager) {
+  return eager > 0
+             ? 100.0 * static_cast<double>(eager - peak) / static_cast<double>(eager)
+             : 0.0;
+}
+
+}  // namespace
+
+std::string ScheduleSummaryText(const ScheduleResult& result, double seconds) {
+  std::string text = fmt::format(
+      "peak {} B ({}), {:.1f}% below eager {} B; lower bound {} B, gap {:.1f}%, {}; {}, "
+      "{:.3f} s\n",
+      result.peak_bytes, FormatBinaryUnits(result.peak_bytes),
+      Below(result.peak_bytes, result.eager_peak_bytes), result.eager_peak_bytes,
+      result.lower_bound_bytes, GapPercent(result.peak_bytes, result.lower_bound_bytes),
+      result.optimal ? "optimal" : "not proven optimal", result.method, seconds);
+  if (!result.pieces.empty()) {
+    int32_t exact = 0;
+    int32_t largest = 0;
+    for (const PieceReport& piece : result.pieces) {
+      exact += piece.optimal ? 1 : 0;
+      largest = std::max(largest, piece.ops);
+    }
+    text += fmt::format("pieces {} (largest {} ops), {} solved exactly\n",
+                        result.pieces.size(), largest, exact);
+  }
+  return text;
+}
+
+nlohmann::ordered_json ScheduleSummaryJson(const Graph& graph,
+                                           const ScheduleResult& result, double seconds) {
+  nlohmann::ordered_json json;
+  json["graph"] = graph.name();
+  json["ops"] = graph.num_ops();
+  json["method"] = result.method;
+  json["peak_live_bytes"] = result.peak_bytes;
+  json["eager_peak_live_bytes"] = result.eager_peak_bytes;
+  json["best_heuristic"] = result.best_heuristic;
+  json["best_heuristic_peak_live_bytes"] = result.best_heuristic_peak_bytes;
+  json["lower_bound_bytes"] = result.lower_bound_bytes;
+  json["gap"] = GapPercent(result.peak_bytes, result.lower_bound_bytes) / 100.0;
+  json["optimal"] = result.optimal;
+  json["below_eager"] = Below(result.peak_bytes, result.eager_peak_bytes) / 100.0;
+  nlohmann::ordered_json pieces = nlohmann::ordered_json::array();
+  for (const PieceReport& piece : result.pieces) {
+    pieces.push_back(
+        {{"ops", piece.ops}, {"method", piece.method}, {"optimal", piece.optimal}});
+  }
+  json["pieces"] = pieces;
+  if (result.ilp) {
+    json["ilp"] = {{"steps", result.ilp->steps},
+                   {"variables", result.ilp->variables},
+                   {"constraints", result.ilp->constraints},
+                   {"too_large", result.ilp->too_large},
+                   {"solved", result.ilp->solved},
+                   {"optimal", result.ilp->optimal},
+                   {"model_peak_bytes", result.ilp->model_peak_bytes},
+                   {"model_bound_bytes", result.ilp->model_bound_bytes}};
+  }
+  json["seconds"] = seconds;
+  return json;
+}
+
 }  // namespace olla

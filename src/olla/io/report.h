@@ -10,6 +10,7 @@
 #include "olla/graph/graph.h"
 #include "olla/placement/placement.h"
 #include "olla/plan/plan.h"
+#include "olla/schedule/scheduler.h"
 #include "olla/simulation/eager_report.h"
 #include "olla/simulation/plan_checker.h"
 
@@ -26,5 +27,11 @@ std::string PlacementSummaryText(const PlacementProblem& problem,
                                  const Placement& placement, double seconds);
 nlohmann::ordered_json PlacementSummaryJson(const PlacementProblem& problem,
                                             const Placement& placement, double seconds);
+
+// A schedule's summary: peak, eager peak, bound, gap, optimal or not, method, seconds,
+// and the pieces of the decomposition.
+std::string ScheduleSummaryText(const ScheduleResult& result, double seconds);
+nlohmann::ordered_json ScheduleSummaryJson(const Graph& graph,
+                                           const ScheduleResult& result, double seconds);
 
 }  // namespace olla
