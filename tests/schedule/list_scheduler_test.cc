@@ -65,8 +65,9 @@ TEST(HeuristicsTest, BestOfIsTheSmallestAndEagerIsFirst) {
   const Graph graph = TrainingLikeGraph(options);
   const MemoryModel model(graph);
   const std::vector<ScoredOrder> all = AllHeuristics(model, ScheduleRules{});
-  ASSERT_EQ(all.size(), 5u);
+  ASSERT_EQ(all.size(), 6u);
   EXPECT_EQ(all[0].method, "eager");
+  EXPECT_EQ(all[1].method, "alap");
   int64_t smallest = all[0].peak_bytes;
   for (const ScoredOrder& scored : all) {
     EXPECT_TRUE(CheckValidOrder(graph, scored.order).ok()) << scored.method;

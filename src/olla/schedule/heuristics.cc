@@ -1,5 +1,8 @@
 #include "olla/schedule/heuristics.h"
 
+#include <algorithm>
+#include <queue>
+
 #include "olla/schedule/list_scheduler.h"
 
 namespace olla {
@@ -13,10 +16,36 @@ ScoredOrder EagerSchedule(const MemoryModel& model, const ScheduleRules& rules) 
   return {"eager", std::move(order), peak};
 }
 
+Order AsLateAsPossible(const Graph& graph) {
+  // Kahn's algorithm from the end: among the ops whose successors are all placed, the
+  // highest id goes last; reversed, every op runs as late as its consumers allow.
+  std::vector<int32_t> waiting(static_cast<size_t>(graph.num_ops()));
+  std::priority_queue<int32_t> ready;
+  for (int32_t i = 0; i < graph.num_ops(); ++i) {
+    waiting[static_cast<size_t>(i)] =
+        static_cast<int32_t>(graph.successors(OpId(i)).size());
+    if (waiting[static_cast<size_t>(i)] == 0) ready.push(i);
+  }
+  Order order;
+  while (!ready.empty()) {
+    const OpId op(ready.top());
+    ready.pop();
+    order.ops.push_back(op);
+    for (OpId before : graph.predecessors(op)) {
+      if (--waiting[before.index()] == 0) ready.push(before.value());
+    }
+  }
+  std::reverse(order.ops.begin(), order.ops.end());
+  return order;
+}
+
 std::vector<ScoredOrder> AllHeuristics(const MemoryModel& model,
                                        const ScheduleRules& rules) {
   std::vector<ScoredOrder> orders = {EagerSchedule(model, rules)};
   const Timings timings(model, rules);
+  Order late = FollowRules(model, timings, AsLateAsPossible(model.graph()));
+  const int64_t late_peak = PeakOf(model, late);
+  orders.push_back({"alap", std::move(late), late_peak});
   for (ListPolicy policy : kListPolicies) {
     Order order = ListSchedule(model, timings, policy);
     const int64_t peak = PeakOf(model, order);

@@ -1,5 +1,5 @@
-// The heuristic orders, each a baseline: eager (the framework's own order) and the list
-// schedulers, and "best of" them all.
+// The heuristic orders, each a baseline: eager (the framework's own order), as late as
+// possible, the list schedulers, and "best of" them all.
 #pragma once
 
 #include <string>
@@ -21,7 +21,13 @@ struct ScoredOrder {
 // optimizer op at the moment it becomes ready, and the other rules with it.
 ScoredOrder EagerSchedule(const MemoryModel& model, const ScheduleRules& rules);
 
-// Eager and every list policy, in that order (list_scheduler.h), under `rules`.
+// Every op as late as its consumers allow: the reverse of a topological order of the
+// reversed graph that takes the highest id first. Backward ops that recompute from
+// saved activations then run right before their results are needed.
+Order AsLateAsPossible(const Graph& graph);
+
+// Eager, as late as possible ("alap") and every list policy, in that order
+// (list_scheduler.h), under `rules`.
 std::vector<ScoredOrder> AllHeuristics(const MemoryModel& model,
                                        const ScheduleRules& rules);
 
