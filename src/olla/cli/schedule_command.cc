@@ -62,9 +62,13 @@ int RunSchedule(ScheduleCommandOptions options) {
   const auto started = std::chrono::steady_clock::now();
   StatusOr<Graph> graph = LoadGraph(options.graph_path);
   if (!graph.ok()) return ReportError(graph.status());
+  // Progress on a terminal, once a solve has taken more than a second.
+  bool showed_progress = false;
   if (isatty(STDERR_FILENO)) {
-    options.schedule.progress = [](const std::string& line) {
+    options.schedule.progress = [started, &showed_progress](const std::string& line) {
+      if (std::chrono::steady_clock::now() - started < std::chrono::seconds(1)) return;
       std::cerr << "\r\033[K" << line << std::flush;
+      showed_progress = true;
     };
   }
   options.schedule.ilp_horizon =
@@ -83,7 +87,7 @@ int RunSchedule(ScheduleCommandOptions options) {
   }
   StatusOr<ScheduleResult> result =
       Schedule(pinned ? pinned->graph : *graph, options.schedule);
-  if (options.schedule.progress) std::cerr << "\r\033[K" << std::flush;
+  if (showed_progress) std::cerr << "\r\033[K" << std::flush;
   if (!result.ok()) return ReportError(result.status());
   if (pinned) {
     for (OpId& op : result->order.ops) op = pinned->original[op.index()];
