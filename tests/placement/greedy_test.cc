@@ -95,3 +95,30 @@ TEST(GreedyTest, OrdersDiffer) {
 
 }  // namespace
 }  // namespace olla
+
+namespace olla {
+namespace {
+
+std::vector<std::string> Names(const std::vector<std::unique_ptr<Placer>>& placers) {
+  std::vector<std::string> names;
+  for (const auto& placer : placers) names.push_back(placer->name());
+  return names;
+}
+
+TEST(GreedyTest, PortfolioShrinksOnLargeProblems) {
+  PlacementProblem small;
+  small.buffers.push_back(testing::TestBuffer("a", 0, 1, 8));
+  const std::vector<FitPolicy> both = {FitPolicy::kBestFit, FitPolicy::kFirstFit};
+  EXPECT_EQ(GreedyPortfolio(small, both).size(), AllGreedyPlacers().size());
+
+  PlacementProblem large;
+  for (int32_t i = 0; i <= kLargeProblemBuffers; ++i)
+    large.buffers.push_back(testing::TestBuffer(std::to_string(i), i, i + 2, 8));
+  EXPECT_EQ(Names(GreedyPortfolio(large, both)),
+            (std::vector<std::string>{"best-fit/size", "best-fit/conflicts"}));
+  EXPECT_EQ(Names(GreedyPortfolio(large, {FitPolicy::kFirstFit})),
+            (std::vector<std::string>{"first-fit/size", "first-fit/conflicts"}));
+}
+
+}  // namespace
+}  // namespace olla

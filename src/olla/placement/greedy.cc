@@ -173,6 +173,8 @@ const std::vector<GreedyOrder> kAllOrders = {GreedyOrder::kSize, GreedyOrder::kA
 std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& problem,
                                                      std::vector<FitPolicy> fits) {
   if (problem.size() > kLargeProblemBuffers) {
+    if (std::find(fits.begin(), fits.end(), FitPolicy::kBestFit) != fits.end())
+      fits = {FitPolicy::kBestFit};
     return Placers(fits, {GreedyOrder::kSize, GreedyOrder::kConflicts});
   }
   return Placers(fits, kAllOrders);

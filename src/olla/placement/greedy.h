@@ -44,7 +44,8 @@ std::vector<std::unique_ptr<Placer>> AllGreedyPlacers();
 // The placers worth running on `problem` with `fits` (one or both policies): every order
 // up to kLargeProblemBuffers buffers; above it only decreasing size and decreasing
 // conflicts, the two orders that won on every large trace measured (bench/results),
-// since each variant costs seconds there.
+// and only best fit when it is among `fits` (first fit lost on S_1 and Y_1), since
+// each variant costs seconds there.
 inline constexpr int32_t kLargeProblemBuffers = 20000;
 std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& problem,
                                                      std::vector<FitPolicy> fits);
