@@ -92,6 +92,31 @@ TEST(SchedulerTest, NoMethodIsWorseThanTheBestHeuristicAndEveryOrderChecks) {
   }
 }
 
+TEST(SchedulerTest, EveryMethodGivesValidOrdersOnRandomDags) {
+  // Validity only: the searches are cut short by a small time limit.
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    const Graph graph =
+        testing::RandomScheduleGraph(3 + static_cast<int32_t>(seed * 2), seed, 0.2);
+    for (const char* method : kScheduleMethods) {
+      for (bool updates_asap : {false, true}) {
+        ScheduleOptions options;
+        options.method = method;
+        options.rules.updates_asap = updates_asap;
+        options.time_limit_seconds = 0.2;
+        const StatusOr<ScheduleResult> result = Schedule(graph, options);
+        ASSERT_TRUE(result.ok()) << method;
+        Plan plan;
+        plan.order = result->order;
+        const PlanCheck check = CheckPlan(graph, plan);
+        ASSERT_TRUE(check.valid) << method << " seed " << seed << ": " << check.error;
+        ASSERT_EQ(check.peak_live_bytes, result->peak_bytes)
+            << method << " seed " << seed;
+        ASSERT_LE(result->lower_bound_bytes, result->peak_bytes) << method;
+      }
+    }
+  }
+}
+
 TEST(SchedulerTest, IlpMethodFindsAndProvesFigure3sOptimum) {
   for (IlpHorizon horizon : {IlpHorizon::kOneOpPerStep, IlpHorizon::kPaper}) {
     ScheduleOptions options;
