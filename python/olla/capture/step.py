@@ -41,6 +41,7 @@ class _Annotations:
 
     @contextlib.contextmanager
     def active(self):
+        self.phase, self.modules = "forward", []  # A failed trace may have left some.
         handles = []
         for path, module in self.model.named_modules():
             if not path:
