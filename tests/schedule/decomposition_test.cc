@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "olla/analysis/lower_bounds.h"
 #include "olla/schedule/executor.h"
 #include "olla/schedule/piecewise.h"
 
@@ -75,8 +76,9 @@ TEST(DecompositionTest, NeverChangesTheOptimum) {
     const Timings timings(model, {.updates_asap = false});
     PiecewiseOptions options;
     options.stop_at_bound = false;
-    const PiecewiseResult result = ImprovePieces(
-        model, timings, FollowRules(model, timings, EagerOrder(graph)), options);
+    const PiecewiseResult result =
+        ImprovePieces(model, timings, ForcedLiveBytes(graph),
+                      FollowRules(model, timings, EagerOrder(graph)), options);
     ASSERT_GT(result.pieces.size(), 3u);
     for (const PieceOutcome& piece : result.pieces) ASSERT_TRUE(piece.optimal);
     const int64_t optimum = testing::BruteForceOptimalPeak(graph);

@@ -32,18 +32,6 @@ struct ScheduleCommandOptions {
   bool json = false;
 };
 
-// Whether every chain's ops appear in `order` in the chain's order.
-bool HonoursPins(const Graph& graph, const Order& order,
-                 const std::vector<std::vector<OpId>>& chains) {
-  const std::vector<int32_t> step = StepsOf(graph, order);
-  for (const std::vector<OpId>& chain : chains) {
-    for (size_t i = 1; i < chain.size(); ++i) {
-      if (step[chain[i - 1].index()] >= step[chain[i].index()]) return false;
-    }
-  }
-  return true;
-}
-
 Plan OrderPlan(const ScheduleResult& result, const ScheduleOptions& options) {
   Plan plan;
   plan.order = result.order;
@@ -75,12 +63,10 @@ int RunSchedule(ScheduleCommandOptions options) {
       options.ilp_horizon == "paper" ? IlpHorizon::kPaper : IlpHorizon::kOneOpPerStep;
   // Pins become precedence edges of a renumbered graph; the order maps back by op.
   std::optional<PinnedGraph> pinned;
-  std::vector<std::vector<OpId>> chains;
   if (!options.pins_path.empty()) {
-    StatusOr<std::vector<std::vector<OpId>>> loaded = LoadPins(options.pins_path, *graph);
-    if (!loaded.ok()) return ReportError(loaded.status());
-    chains = std::move(loaded).value();
-    StatusOr<PinnedGraph> pinning = PinChains(*graph, chains);
+    StatusOr<std::vector<std::vector<OpId>>> chains = LoadPins(options.pins_path, *graph);
+    if (!chains.ok()) return ReportError(chains.status());
+    StatusOr<PinnedGraph> pinning = PinChains(*graph, *chains);
     if (!pinning.ok())
       return ReportError(pinning.status().WithContext(options.pins_path));
     pinned.emplace(std::move(pinning).value());
@@ -90,12 +76,13 @@ int RunSchedule(ScheduleCommandOptions options) {
   if (showed_progress) std::cerr << "\r\033[K" << std::flush;
   if (!result.ok()) return ReportError(result.status());
   if (pinned) {
-    for (OpId& op : result->order.ops) op = pinned->original[op.index()];
-    result->eager_peak_bytes = PeakOf(MemoryModel(*graph), EagerOrder(*graph));
-    if (!HonoursPins(*graph, result->order, chains)) {
+    // The pins are edges of the pinned graph: an order valid for it honours them.
+    if (!CheckValidOrder(pinned->graph, result->order).ok()) {
       return ReportError(
           Internal("schedule/" + result->method + " broke a pinned order"));
     }
+    for (OpId& op : result->order.ops) op = pinned->original[op.index()];
+    result->eager_peak_bytes = PeakOf(MemoryModel(*graph), EagerOrder(*graph));
   }
 
   const Plan plan = OrderPlan(*result, options.schedule);

@@ -1,10 +1,9 @@
 #include "olla/io/pins_json.h"
 
-#include <unordered_map>
-
 #include <fmt/format.h>
 
 #include "olla/io/file.h"
+#include "olla/io/file_ids.h"
 #include "olla/io/json_object.h"
 #include "olla/io/json_text.h"
 

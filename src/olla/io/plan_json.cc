@@ -5,21 +5,12 @@
 #include <fmt/format.h>
 
 #include "olla/io/file.h"
+#include "olla/io/file_ids.h"
 #include "olla/io/json_object.h"
 #include "olla/io/json_text.h"
 
 namespace olla {
 namespace {
-
-template <typename IdType, typename Items>
-std::unordered_map<int64_t, IdType> IndexByFileId(const Items& items) {
-  std::unordered_map<int64_t, IdType> index;
-  index.reserve(items.size());
-  for (size_t i = 0; i < items.size(); ++i) {
-    index.emplace(items[i].file_id, IdType(static_cast<int32_t>(i)));
-  }
-  return index;
-}
 
 Status ReadOrder(const JsonValue& array, const Graph& graph, Order& order) {
   const auto ops = IndexByFileId<OpId>(graph.ops());

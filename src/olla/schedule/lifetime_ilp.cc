@@ -76,15 +76,9 @@ class IlpBuilder {
     int64_t count = 1;
     for (const Window& w : windows_) count += std::max(0, w.last - w.first + 1);
     for (int32_t i = 0; i < graph_.num_buffers(); ++i) {
-      const BufferId b(i);
-      if (!Tracked(b)) continue;
-      const OpId producer = graph_.producer(b);
-      int32_t first = producer.valid() ? window(producer.value()).first + 1 : 0;
-      int32_t last = graph_.buffer(b).output ? steps_ - 1 : (producer.valid() ? -1 : 0);
-      for (OpId user : graph_.users(b)) {
-        if (user != producer) last = std::max(last, window(user.value()).last);
-      }
-      count += std::max(0, last - first + 1);
+      if (!Tracked(BufferId(i))) continue;
+      const Window w = PreservableSteps(BufferId(i));
+      count += std::max(0, w.last - w.first + 1);
     }
     return count;
   }
@@ -224,6 +218,20 @@ class IlpBuilder {
       f(t, run_[static_cast<size_t>(v)] + t - w.first);
   }
 
+  // The steps at which buffer b may be preserved: after its producer's earliest step
+  // (from step 0 for graph inputs) up to its last user's latest (the end for outputs).
+  Window PreservableSteps(BufferId b) const {
+    const OpId producer = graph_.producer(b);
+    Window w;
+    w.first = producer.valid() ? window(producer.value()).first + 1 : 0;
+    w.last = producer.valid() ? -1 : 0;  // Graph inputs are live at step 0.
+    if (graph_.buffer(b).output) w.last = steps_ - 1;
+    for (OpId user : graph_.users(b)) {
+      if (user != producer) w.last = std::max(w.last, window(user.value()).last);
+    }
+    return w;
+  }
+
   bool Tracked(BufferId b) const {
     return !graph_.buffer(b).persistent && graph_.buffer(b).size > 0;
   }
@@ -235,14 +243,7 @@ class IlpBuilder {
     for (int32_t i = 0; i < buffers; ++i) {
       const BufferId b(i);
       if (!Tracked(b)) continue;
-      const OpId producer = graph_.producer(b);
-      Window w;
-      w.first = producer.valid() ? window(producer.value()).first + 1 : 0;
-      w.last = producer.valid() ? -1 : 0;  // Graph inputs are live at step 0.
-      if (graph_.buffer(b).output) w.last = steps_ - 1;
-      for (OpId user : graph_.users(b)) {
-        if (user != producer) w.last = std::max(w.last, window(user.value()).last);
-      }
+      const Window w = PreservableSteps(b);
       preserved_window_[static_cast<size_t>(i)] = w;
       preserved_[static_cast<size_t>(i)] = model_.num_variables();
       for (int32_t t = w.first; t <= w.last; ++t)

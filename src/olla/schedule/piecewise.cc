@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "olla/analysis/lower_bounds.h"
 #include "olla/schedule/decomposition.h"
 #include "olla/schedule/exact_search.h"
 
@@ -23,10 +22,10 @@ int64_t RunAll(Executor& executor, const std::vector<OpId>& free_ops) {
 }  // namespace
 
 PiecewiseResult ImprovePieces(const MemoryModel& model, const Timings& timings,
+                              const std::vector<int64_t>& forced_live,
                               const Order& incumbent, const PiecewiseOptions& options) {
   const Graph& graph = model.graph();
   const std::vector<Piece> pieces = Decompose(graph, timings);
-  const std::vector<int64_t> forced_live = ForcedLiveBytes(graph);
   std::vector<int32_t> piece_of(static_cast<size_t>(graph.num_ops()), -1);
   for (size_t i = 0; i < pieces.size(); ++i) {
     for (OpId op : pieces[i].free_ops) piece_of[op.index()] = static_cast<int32_t>(i);

@@ -41,9 +41,11 @@ struct PiecewiseOptions {
   std::function<void(const std::string&)> progress;
 };
 
-// `incumbent` must follow the rules of `timings` (FollowRules). The result is never
-// worse than it, piece by piece.
+// `incumbent` must follow the rules of `timings` (FollowRules); `forced_live` is
+// analysis/lower_bounds.h's ForcedLiveBytes of the graph. The result is never worse
+// than the incumbent, piece by piece.
 PiecewiseResult ImprovePieces(const MemoryModel& model, const Timings& timings,
+                              const std::vector<int64_t>& forced_live,
                               const Order& incumbent, const PiecewiseOptions& options);
 
 }  // namespace olla

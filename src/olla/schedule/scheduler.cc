@@ -39,7 +39,10 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
   const Timings timings(model, options.rules);
   ScheduleResult result;
   result.eager_peak_bytes = PeakOf(model, EagerOrder(graph));
-  result.lower_bound_bytes = ComputeLowerBounds(graph).best();
+  // The forced-live set contains each op's own footprint, so its largest value is the
+  // graph's bound (lower_bounds.h); the exact search prunes with the values per op.
+  const std::vector<int64_t> forced_live = ForcedLiveBytes(graph);
+  result.lower_bound_bytes = *std::max_element(forced_live.begin(), forced_live.end());
 
   ScoredOrder chosen = method == "eager" ? EagerSchedule(model, options.rules)
                                          : BestHeuristic(model, options.rules);
@@ -52,7 +55,8 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
       piecewise.lower_bound = result.lower_bound_bytes;
       piecewise.deadline = exact_deadline;
       piecewise.progress = options.progress;
-      PiecewiseResult pieces = ImprovePieces(model, timings, incumbent, piecewise);
+      PiecewiseResult pieces =
+          ImprovePieces(model, timings, forced_live, incumbent, piecewise);
       const int64_t peak = PeakOf(model, pieces.order);
       for (const PieceOutcome& piece : pieces.pieces)
         result.pieces.push_back({piece.free_ops, piece.method, piece.optimal});
