@@ -150,8 +150,13 @@ TEST_P(MilpConformanceTest, BadModelsAreRejected) {
   EXPECT_THAT(error(Knapsack(), short_start), HasSubstr("MIP start has 1 values for 3"));
 }
 
+// The parameter is a function, which gtest cannot print: name each backend.
 INSTANTIATE_TEST_SUITE_P(Cbc, MilpConformanceTest,
-                         ::testing::Values(Factory(MakeCbcSolver)));
+                         ::testing::Values(Factory(MakeCbcSolver)),
+                         [](const auto&) { return std::string("in_process"); });
+INSTANTIATE_TEST_SUITE_P(IsolatedCbc, MilpConformanceTest,
+                         ::testing::Values(Factory(MakeDefaultMilpSolver)),
+                         [](const auto&) { return std::string("child_process"); });
 
 }  // namespace
 }  // namespace olla

@@ -149,6 +149,9 @@ std::string ScheduleSummaryText(const ScheduleResult& result, double seconds) {
     text += fmt::format("pieces {} (largest {} ops), {} solved exactly\n",
                         result.pieces.size(), largest, exact);
   }
+  if (result.ilp && !result.ilp->solver_failure.empty()) {
+    text += "ILP lost: " + result.ilp->solver_failure + "\n";
+  }
   return text;
 }
 
@@ -181,6 +184,9 @@ nlohmann::ordered_json ScheduleSummaryJson(const Graph& graph,
                    {"optimal", result.ilp->optimal},
                    {"model_peak_bytes", result.ilp->model_peak_bytes},
                    {"model_bound_bytes", result.ilp->model_bound_bytes}};
+    if (!result.ilp->solver_failure.empty()) {
+      json["ilp"]["solver_failure"] = result.ilp->solver_failure;
+    }
   }
   json["seconds"] = seconds;
   return json;

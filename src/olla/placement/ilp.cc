@@ -118,11 +118,13 @@ Placement IlpPlacer::Place(const PlacementProblem& problem) const {
     best.arena_bytes = ArenaOf(problem, best.offsets);
     best.method = "ilp";
   }
-  const double proven = result->conclusion == MilpConclusion::kOptimal
-                            ? static_cast<double>(best.arena_bytes)
-                            : std::ceil(result->best_bound - 1e-6);
-  best.lower_bound_bytes = std::min(
-      best.arena_bytes, std::max(best.lower_bound_bytes, static_cast<int64_t>(proven)));
+  if (result->conclusion == MilpConclusion::kOptimal) {
+    best.lower_bound_bytes = best.arena_bytes;
+  } else if (result->has_bound()) {
+    const auto proven = static_cast<int64_t>(std::ceil(result->best_bound - 1e-6));
+    best.lower_bound_bytes =
+        std::min(best.arena_bytes, std::max(best.lower_bound_bytes, proven));
+  }
   return best;
 }
 

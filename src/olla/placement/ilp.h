@@ -20,7 +20,7 @@ namespace olla {
 struct IlpOptions {
   double time_limit_seconds = 30.0;
   int threads = 1;
-  std::function<std::unique_ptr<MilpSolver>()> solver = MakeCbcSolver;
+  std::function<std::unique_ptr<MilpSolver>()> solver = MakeDefaultMilpSolver;
 };
 
 class IlpPlacer : public Placer {

@@ -377,8 +377,11 @@ LifetimeIlpResult SolveLifetimeIlp(const Graph& graph,
   StatusOr<MilpResult> solved = options.solver()->Solve(builder.model(), milp);
   OLLA_CHECK(solved.ok(), "the lifetime ILP is malformed: " + solved.status().message());
   const auto unit = static_cast<double>(builder.unit());
-  result.model_bound_bytes =
-      static_cast<int64_t>(std::ceil(solved->best_bound - 1e-6)) * builder.unit();
+  if (solved->has_bound()) {
+    result.model_bound_bytes =
+        static_cast<int64_t>(std::ceil(solved->best_bound - 1e-6)) * builder.unit();
+  }
+  result.solver_failure = solved->failure;
   if (solved->has_solution()) {
     result.solved = true;
     result.optimal = solved->conclusion == MilpConclusion::kOptimal;

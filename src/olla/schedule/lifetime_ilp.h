@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
@@ -45,7 +46,7 @@ struct LifetimeIlpOptions {
   std::optional<Order> start;     // A valid order to start from (kOneOpPerStep).
   // Larger models are not built (one op per step grows with the square of the ops).
   int64_t max_variables = 3'000'000;
-  std::function<std::unique_ptr<MilpSolver>()> solver = MakeCbcSolver;
+  std::function<std::unique_ptr<MilpSolver>()> solver = MakeDefaultMilpSolver;
 };
 
 struct LifetimeIlpResult {
@@ -57,7 +58,8 @@ struct LifetimeIlpResult {
   int32_t steps = 0;
   int64_t variables = 0;
   int32_t constraints = 0;
-  bool too_large = false;  // More than max_variables: not built, not solved.
+  bool too_large = false;      // More than max_variables: not built, not solved.
+  std::string solver_failure;  // How the solver died, when it did (no solution then).
 };
 
 LifetimeIlpResult SolveLifetimeIlp(const Graph& graph, const LifetimeIlpOptions& options);

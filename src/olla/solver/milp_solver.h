@@ -6,6 +6,7 @@
 // the result, with the best proven bound on the objective.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,12 +30,15 @@ struct MilpResult {
   MilpConclusion conclusion = MilpConclusion::kNoSolution;
   std::vector<double> values;  // One per variable, when a solution was found.
   double objective = 0.0;
-  double best_bound = 0.0;  // No solution is better than this.
+  double best_bound = 0.0;  // No solution is better than this (may be infinite).
+  std::string failure;      // Set when the solver died and left no result.
 
   bool has_solution() const {
     return conclusion == MilpConclusion::kOptimal ||
            conclusion == MilpConclusion::kFeasible;
   }
+  // Whether best_bound says something: solvers report "no bound" as +-1e50 or inf.
+  bool has_bound() const { return std::abs(best_bound) < 1e30; }
 };
 
 class MilpSolver {
@@ -45,7 +49,10 @@ class MilpSolver {
                                      const MilpOptions& options) = 0;
 };
 
-// COIN-OR CBC (solver/cbc/cbc_solver.cc).
+// COIN-OR CBC (solver/cbc/cbc_solver.cc), in this process.
 std::unique_ptr<MilpSolver> MakeCbcSolver();
+
+// The solver olla's ILPs use: CBC in a child process (isolated_solver.h).
+std::unique_ptr<MilpSolver> MakeDefaultMilpSolver();
 
 }  // namespace olla

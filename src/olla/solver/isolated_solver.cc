@@ -1,0 +1,196 @@
+#include "olla/solver/isolated_solver.h"
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace olla {
+namespace {
+
+// The wire format, child to parent, in host byte order: the status code, the status
+// message, and for an ok status the conclusion, objective, bound and values.
+class Writer {
+ public:
+  void Add(const void* data, size_t bytes) {
+    const auto* p = static_cast<const char*>(data);
+    buffer_.insert(buffer_.end(), p, p + bytes);
+  }
+  template <typename T>
+  void Add(const T& value) {
+    Add(&value, sizeof(T));
+  }
+  void Add(const std::string& text) {
+    Add(static_cast<uint64_t>(text.size()));
+    Add(text.data(), text.size());
+  }
+  bool WriteTo(int fd) const {
+    size_t done = 0;
+    while (done < buffer_.size()) {
+      const ssize_t n = write(fd, buffer_.data() + done, buffer_.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+ private:
+  std::vector<char> buffer_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::vector<char> bytes) : bytes_(std::move(bytes)) {}
+  bool Take(void* data, size_t bytes) {
+    if (bytes_.size() - next_ < bytes) return false;
+    std::memcpy(data, bytes_.data() + next_, bytes);
+    next_ += bytes;
+    return true;
+  }
+  template <typename T>
+  bool Take(T& value) {
+    return Take(&value, sizeof(T));
+  }
+  bool Take(std::string& text) {
+    uint64_t size = 0;
+    if (!Take(size) || bytes_.size() - next_ < size) return false;
+    text.assign(bytes_.data() + next_, size);
+    next_ += size;
+    return true;
+  }
+  bool AtEnd() const { return next_ == bytes_.size(); }
+
+ private:
+  std::vector<char> bytes_;
+  size_t next_ = 0;
+};
+
+void Encode(const StatusOr<MilpResult>& solved, Writer& out) {
+  out.Add(static_cast<int32_t>(solved.status().code()));
+  out.Add(solved.status().message());
+  if (!solved.ok()) return;
+  out.Add(static_cast<int32_t>(solved->conclusion));
+  out.Add(solved->objective);
+  out.Add(solved->best_bound);
+  out.Add(static_cast<uint64_t>(solved->values.size()));
+  out.Add(solved->values.data(), solved->values.size() * sizeof(double));
+  out.Add(solved->failure);
+}
+
+std::optional<StatusOr<MilpResult>> Decode(Reader in) {
+  int32_t code = 0;
+  std::string message;
+  if (!in.Take(code) || !in.Take(message)) return std::nullopt;
+  if (static_cast<StatusCode>(code) != StatusCode::kOk) {
+    if (!in.AtEnd()) return std::nullopt;
+    return StatusOr<MilpResult>(Status(static_cast<StatusCode>(code), message));
+  }
+  MilpResult result;
+  int32_t conclusion = 0;
+  uint64_t count = 0;
+  if (!in.Take(conclusion) || !in.Take(result.objective) || !in.Take(result.best_bound) ||
+      !in.Take(count) || count > (uint64_t{1} << 40) / sizeof(double)) {
+    return std::nullopt;
+  }
+  result.conclusion = static_cast<MilpConclusion>(conclusion);
+  result.values.resize(count);
+  if (!in.Take(result.values.data(), count * sizeof(double)) ||
+      !in.Take(result.failure) || !in.AtEnd()) {
+    return std::nullopt;
+  }
+  return StatusOr<MilpResult>(std::move(result));
+}
+
+std::vector<char> ReadAll(int fd) {
+  std::vector<char> bytes;
+  char chunk[1 << 16];
+  while (true) {
+    const ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.insert(bytes.end(), chunk, chunk + n);
+  }
+  return bytes;
+}
+
+// Why a child that gave no complete result stopped.
+std::string DescribeExit(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    const int signal = WTERMSIG(wait_status);
+    return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  }
+  if (WIFEXITED(wait_status)) {
+    return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+  }
+  return "stopped";
+}
+
+MilpResult Failed(const MilpModel& model, std::string failure) {
+  MilpResult result;
+  result.conclusion = MilpConclusion::kNoSolution;
+  result.best_bound = model.maximize() ? kInfinity : -kInfinity;
+  result.failure = std::move(failure);
+  return result;
+}
+
+class IsolatedSolver : public MilpSolver {
+ public:
+  explicit IsolatedSolver(std::unique_ptr<MilpSolver> inner) : inner_(std::move(inner)) {}
+
+  std::string name() const override { return inner_->name(); }
+
+  StatusOr<MilpResult> Solve(const MilpModel& model,
+                             const MilpOptions& options) override {
+    int fds[2];
+    if (pipe(fds) != 0) {
+      return Failed(
+          model, "cannot start a solver process: " + std::string(std::strerror(errno)));
+    }
+    const pid_t child = fork();
+    if (child < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      return Failed(
+          model, "cannot start a solver process: " + std::string(std::strerror(errno)));
+    }
+    if (child == 0) {
+      close(fds[0]);
+      Writer out;
+      Encode(inner_->Solve(model, options), out);
+      // _exit: the parent's atexit handlers and stdio buffers are not the child's.
+      _exit(out.WriteTo(fds[1]) ? 0 : 1);
+    }
+    close(fds[1]);
+    std::vector<char> bytes = ReadAll(fds[0]);
+    close(fds[0]);
+    int wait_status = 0;
+    while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
+    }
+    const bool clean = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
+    std::optional<StatusOr<MilpResult>> decoded = Decode(Reader(std::move(bytes)));
+    if (clean && decoded) return std::move(*decoded);
+    return Failed(model, inner_->name() + " " + DescribeExit(wait_status) +
+                             " without a result; its solve is lost");
+  }
+
+ private:
+  std::unique_ptr<MilpSolver> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<MilpSolver> MakeIsolatedSolver(std::unique_ptr<MilpSolver> inner) {
+  return std::make_unique<IsolatedSolver>(std::move(inner));
+}
+
+std::unique_ptr<MilpSolver> MakeDefaultMilpSolver() {
+  return MakeIsolatedSolver(MakeCbcSolver());
+}
+
+}  // namespace olla

@@ -1,0 +1,93 @@
+// The isolated solver passes results and errors through unchanged, and turns a
+// solver that dies into "no solution" with the reason, in the parent still running.
+#include "olla/solver/isolated_solver.h"
+
+#include <csignal>
+#include <cstdlib>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace olla {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A stand-in backend whose behaviour the test chooses.
+class ScriptedSolver : public MilpSolver {
+ public:
+  enum class Act { kAnswer, kRefuse, kAbort, kExit };
+  explicit ScriptedSolver(Act act) : act_(act) {}
+  std::string name() const override { return "scripted"; }
+  StatusOr<MilpResult> Solve(const MilpModel& model, const MilpOptions&) override {
+    switch (act_) {
+      case Act::kAbort:
+        std::signal(SIGABRT, SIG_DFL);
+        std::abort();
+      case Act::kExit:
+        std::_Exit(3);
+      case Act::kRefuse:
+        return InvalidInput("model has no variables");
+      case Act::kAnswer:
+        break;
+    }
+    MilpResult result;
+    result.conclusion = MilpConclusion::kFeasible;
+    result.values.assign(static_cast<size_t>(model.num_variables()), 0.5);
+    result.values.back() = 1e300;  // Doubles cross the pipe bit for bit.
+    result.objective = -7.25;
+    result.best_bound = -9.5;
+    return result;
+  }
+
+ private:
+  Act act_;
+};
+
+MilpModel TwoVariables() {
+  MilpModel model;
+  const int32_t x = model.AddBinary("x", 1);
+  const int32_t y = model.AddBinary("y", 1);
+  model.AddConstraint("one", {{x, 1}, {y, 1}}, 1, 1);
+  return model;
+}
+
+StatusOr<MilpResult> SolveWith(ScriptedSolver::Act act) {
+  return MakeIsolatedSolver(std::make_unique<ScriptedSolver>(act))
+      ->Solve(TwoVariables(), MilpOptions{});
+}
+
+TEST(IsolatedSolverTest, ResultsCrossUnchanged) {
+  const StatusOr<MilpResult> result = SolveWith(ScriptedSolver::Act::kAnswer);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->conclusion, MilpConclusion::kFeasible);
+  EXPECT_EQ(result->values, (std::vector<double>{0.5, 1e300}));
+  EXPECT_EQ(result->objective, -7.25);
+  EXPECT_EQ(result->best_bound, -9.5);
+  EXPECT_TRUE(result->failure.empty());
+}
+
+TEST(IsolatedSolverTest, ErrorsCrossUnchanged) {
+  const StatusOr<MilpResult> result = SolveWith(ScriptedSolver::Act::kRefuse);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(result.status().message(), "model has no variables");
+}
+
+TEST(IsolatedSolverTest, ACrashCostsOnlyTheSolve) {
+  const StatusOr<MilpResult> result = SolveWith(ScriptedSolver::Act::kAbort);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->conclusion, MilpConclusion::kNoSolution);
+  EXPECT_FALSE(result->has_bound());
+  EXPECT_THAT(result->failure, HasSubstr("scripted killed by signal 6"));
+}
+
+TEST(IsolatedSolverTest, AnEarlyExitCostsOnlyTheSolve) {
+  const StatusOr<MilpResult> result = SolveWith(ScriptedSolver::Act::kExit);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->conclusion, MilpConclusion::kNoSolution);
+  EXPECT_THAT(result->failure, HasSubstr("scripted exited with status 3"));
+}
+
+}  // namespace
+}  // namespace olla
