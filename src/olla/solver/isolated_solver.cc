@@ -49,6 +49,7 @@ class Reader {
   explicit Reader(std::vector<char> bytes) : bytes_(std::move(bytes)) {}
   bool Take(void* data, size_t bytes) {
     if (bytes_.size() - next_ < bytes) return false;
+    if (bytes == 0) return true;  // data may be null then.
     std::memcpy(data, bytes_.data() + next_, bytes);
     next_ += bytes;
     return true;
