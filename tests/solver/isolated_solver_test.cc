@@ -82,6 +82,27 @@ TEST(IsolatedSolverTest, ACrashCostsOnlyTheSolve) {
   EXPECT_THAT(result->failure, HasSubstr("scripted killed by signal 6"));
 }
 
+TEST(IsolatedSolverTest, AFeasibleStartOutlivesACrash) {
+  MilpOptions options;
+  options.start = std::vector<double>{0.0, 1.0};
+  const StatusOr<MilpResult> result =
+      MakeIsolatedSolver(std::make_unique<ScriptedSolver>(ScriptedSolver::Act::kAbort))
+          ->Solve(TwoVariables(), options);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->conclusion, MilpConclusion::kFeasible);
+  EXPECT_EQ(result->values, *options.start);
+  EXPECT_EQ(result->objective, 1.0);
+  EXPECT_FALSE(result->has_bound());
+  EXPECT_THAT(result->failure, HasSubstr("killed by signal 6"));
+
+  options.start = std::vector<double>{1.0, 1.0};  // Breaks "x + y = 1": not kept.
+  const StatusOr<MilpResult> infeasible =
+      MakeIsolatedSolver(std::make_unique<ScriptedSolver>(ScriptedSolver::Act::kAbort))
+          ->Solve(TwoVariables(), options);
+  ASSERT_TRUE(infeasible.ok());
+  EXPECT_EQ(infeasible->conclusion, MilpConclusion::kNoSolution);
+}
+
 TEST(IsolatedSolverTest, AnEarlyExitCostsOnlyTheSolve) {
   const StatusOr<MilpResult> result = SolveWith(ScriptedSolver::Act::kExit);
   ASSERT_TRUE(result.ok());

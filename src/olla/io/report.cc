@@ -150,7 +150,7 @@ std::string ScheduleSummaryText(const ScheduleResult& result, double seconds) {
                         result.pieces.size(), largest, exact);
   }
   if (result.ilp && !result.ilp->solver_failure.empty()) {
-    text += "ILP lost: " + result.ilp->solver_failure + "\n";
+    text += "ILP solve lost (" + result.ilp->solver_failure + "); its start stands\n";
   }
   return text;
 }

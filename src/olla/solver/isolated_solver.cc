@@ -132,11 +132,13 @@ std::string DescribeExit(int wait_status) {
   return "stopped";
 }
 
-MilpResult Failed(const MilpModel& model, std::string failure) {
+MilpResult Failed(const MilpModel& model, const MilpOptions& options,
+                  std::string failure) {
   MilpResult result;
   result.conclusion = MilpConclusion::kNoSolution;
   result.best_bound = model.maximize() ? kInfinity : -kInfinity;
   result.failure = std::move(failure);
+  FallBackToStart(model, options, result);
   return result;
 }
 
@@ -148,17 +150,14 @@ class IsolatedSolver : public MilpSolver {
 
   StatusOr<MilpResult> Solve(const MilpModel& model,
                              const MilpOptions& options) override {
+    // Without a child process (no pipe, no fork), the solve runs here, unguarded.
     int fds[2];
-    if (pipe(fds) != 0) {
-      return Failed(
-          model, "cannot start a solver process: " + std::string(std::strerror(errno)));
-    }
+    if (pipe(fds) != 0) return inner_->Solve(model, options);
     const pid_t child = fork();
     if (child < 0) {
       close(fds[0]);
       close(fds[1]);
-      return Failed(
-          model, "cannot start a solver process: " + std::string(std::strerror(errno)));
+      return inner_->Solve(model, options);
     }
     if (child == 0) {
       close(fds[0]);
@@ -176,8 +175,7 @@ class IsolatedSolver : public MilpSolver {
     const bool clean = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
     std::optional<StatusOr<MilpResult>> decoded = Decode(Reader(std::move(bytes)));
     if (clean && decoded) return std::move(*decoded);
-    return Failed(model, inner_->name() + " " + DescribeExit(wait_status) +
-                             " without a result; its solve is lost");
+    return Failed(model, options, inner_->name() + " " + DescribeExit(wait_status));
   }
 
  private:

@@ -2,10 +2,10 @@
 //
 // A MILP library that crashes must cost olla one solve, never the process and the
 // user's run. Debian's CBC 2.10.8 does crash: a null dereference in
-// CglPreProcess::postProcess, rarely, when a loaded machine lets the time limit expire
-// inside its preprocessing. The child solves and streams the result back through a
-// pipe; when it dies instead, the result is "no solution" with `failure` saying how,
-// and callers keep the incumbent they already have.
+// CglPreProcess::postProcess when a MIP start is given and the time limit expires
+// inside its preprocessing (decision 0004). The child solves and streams the result
+// back through a pipe; when it dies instead, `failure` says how, and the result is the
+// caller's start when it is feasible (FallBackToStart), else "no solution".
 //
 // Call it only while the calling process runs one thread (fork copies one thread,
 // and a lock another thread held at that moment would stay locked in the child).

@@ -57,4 +57,20 @@ double MilpModel::Objective(const std::vector<double>& values) const {
   return total;
 }
 
+bool MilpModel::IsFeasible(const std::vector<double>& values, double tolerance) const {
+  if (values.size() != variables_.size()) return false;
+  for (size_t i = 0; i < variables_.size(); ++i) {
+    const MilpVariable& v = variables_[i];
+    const double x = values[i];
+    if (!(x >= v.lower - tolerance && x <= v.upper + tolerance)) return false;
+    if (v.integer && std::abs(x - std::round(x)) > tolerance) return false;
+  }
+  for (const MilpConstraint& c : constraints_) {
+    double sum = 0.0;
+    for (const MilpTerm& t : c.terms) sum += t.coefficient * values[t.variable];
+    if (!(sum >= c.lower - tolerance && sum <= c.upper + tolerance)) return false;
+  }
+  return true;
+}
+
 }  // namespace olla

@@ -58,6 +58,9 @@ class MilpModel {
   Status Validate() const;
   // The objective value of `values` (one per variable).
   double Objective(const std::vector<double>& values) const;
+  // Whether `values` (one per variable) meet every bound, integrality and constraint,
+  // each within `tolerance`.
+  bool IsFeasible(const std::vector<double>& values, double tolerance = 1e-6) const;
 
  private:
   std::vector<MilpVariable> variables_;

@@ -49,6 +49,12 @@ class MilpSolver {
                                      const MilpOptions& options) = 0;
 };
 
+// Every backend ends with this: a result without a solution becomes the start when the
+// caller gave a feasible one, so a start always comes back, or better. (CBC can stop on
+// its time limit before it has read the start; a crashed solver leaves nothing.)
+void FallBackToStart(const MilpModel& model, const MilpOptions& options,
+                     MilpResult& result);
+
 // COIN-OR CBC (solver/cbc/cbc_solver.cc), in this process.
 std::unique_ptr<MilpSolver> MakeCbcSolver();
 

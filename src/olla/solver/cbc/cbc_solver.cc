@@ -94,6 +94,7 @@ class CbcSolver : public MilpSolver {
     result.best_bound = result.conclusion == MilpConclusion::kOptimal
                             ? result.objective
                             : Cbc_getBestPossibleObjValue(m);
+    FallBackToStart(model, options, result);
     return result;
   }
 };
