@@ -91,11 +91,13 @@ class Searcher {
     const auto n = static_cast<size_t>(problem_.size());
     const auto sections = static_cast<size_t>(view_.sections->size());
     offset_.assign(n, -1);
-    base_.assign(n, 0);
+    candidate_.assign(n, 0);
     floor_.assign(sections, 0);
     remaining_.assign(sections, 0);
     spanning_.assign(sections, 0);
     open_.assign(n, 0);
+    lowest_.assign(sections, INT64_MAX);
+    touched_.assign(sections, 0);
     std::vector<int32_t> unplaced;
     for (int32_t b : view_.partition->buffers) {
       // Zero-size buffers take no bytes: they sit at offset 0 from the start.
@@ -108,6 +110,8 @@ class Searcher {
       for (int32_t s = range.first; s < range.last; ++s) {
         remaining_[static_cast<size_t>(s)] +=
             problem_.buffers[static_cast<size_t>(b)].size;
+        lowest_[static_cast<size_t>(s)] =
+            std::min(lowest_[static_cast<size_t>(s)], Candidate(b));
         if (s + 1 < range.last) ++spanning_[static_cast<size_t>(s)];
       }
     }
@@ -117,6 +121,10 @@ class Searcher {
           ++open_[static_cast<size_t>(b)];
       }
     }
+    if (options_.section_bound && !SectionFits(view_.partition->sections, 0)) {
+      return Outcome::kExhausted;  // Some stretch holds more than the capacity.
+    }
+    changed_.clear();
     if (Search(unplaced, view_.partition->sections, 0, -1)) {
       for (int32_t b : view_.partition->buffers) {
         offsets[static_cast<size_t>(b)] = offset_[static_cast<size_t>(b)];
@@ -131,7 +139,15 @@ class Searcher {
  private:
   // Every change to the search state goes through Set, which records the old value on
   // a trail; UndoTo(mark) restores everything changed since the mark.
-  enum Field : uint8_t { kOffset, kBase, kFloor, kRemaining, kSpanning, kOpen };
+  enum Field : uint8_t {
+    kOffset,
+    kCandidate,
+    kFloor,
+    kRemaining,
+    kSpanning,
+    kOpen,
+    kLowest
+  };
   struct Change {
     Field field;
     int32_t index;
@@ -141,8 +157,8 @@ class Searcher {
     switch (field) {
       case kOffset:
         return offset_;
-      case kBase:
-        return base_;
+      case kCandidate:
+        return candidate_;
       case kFloor:
         return floor_;
       case kRemaining:
@@ -151,6 +167,8 @@ class Searcher {
         return spanning_;
       case kOpen:
         return open_;
+      case kLowest:
+        return lowest_;
     }
     return offset_;
   }
@@ -167,10 +185,7 @@ class Searcher {
     }
   }
 
-  int64_t Candidate(int32_t b) const {
-    return AlignUp(base_[static_cast<size_t>(b)],
-                   problem_.buffers[static_cast<size_t>(b)].alignment);
-  }
+  int64_t Candidate(int32_t b) const { return candidate_[static_cast<size_t>(b)]; }
 
   // True when the buffers of `unplaced`, which live only in `range`, can all be placed
   // under the current state; the placement is then left in the state.
@@ -192,6 +207,7 @@ class Searcher {
       Place(b, offset);
     }
     if (unplaced.empty()) return true;
+    if (options_.section_bound && !ChangedSectionsFit(last_offset)) return false;
     if (++nodes_ > node_limit_ || ((nodes_ & 1023) == 0 && Clock::now() > deadline_)) {
       aborted_ = true;
       return false;
@@ -214,6 +230,8 @@ class Searcher {
     std::sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& c) {
       return a.offset != c.offset ? a.offset < c.offset : a.rank < c.rank;
     });
+    // The sections Place leaves alone passed at this node; a child adds its offset.
+    const int64_t fullest = options_.section_bound ? FullestSection(range) : 0;
     std::vector<int32_t> rest;
     rest.reserve(unplaced.size());
     for (const Choice& choice : choices) {
@@ -230,7 +248,10 @@ class Searcher {
       for (int32_t b : unplaced) {
         if (b != choice.buffer) rest.push_back(b);
       }
-      if ((!options_.section_bound || SectionsFit(range, choice.offset)) &&
+      if ((!options_.section_bound ||
+           ((choice.offset + fullest <= capacity_ ||
+             choice.offset + FullestSection(range) <= capacity_) &&
+            ChangedSectionsFit(choice.offset))) &&
           SearchRest(rest, range, choice)) {
         return true;
       }
@@ -274,37 +295,83 @@ class Searcher {
     const PlacementBuffer& buffer = problem_.buffers[static_cast<size_t>(b)];
     const int64_t top = offset + buffer.size;
     Set(kOffset, b, offset);
+    ++stamp_;
     for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
       if (offset_[static_cast<size_t>(other)] >= 0) continue;
-      if (base_[static_cast<size_t>(other)] < top) Set(kBase, other, top);
+      if (candidate_[static_cast<size_t>(other)] < top) {
+        const int64_t was = Candidate(other);
+        Set(kCandidate, other,
+            AlignUp(top, problem_.buffers[static_cast<size_t>(other)].alignment));
+        Touch(other, was);
+      }
       Set(kOpen, other, open_[static_cast<size_t>(other)] - 1);
     }
     const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
     for (int32_t s = range.first; s < range.last; ++s) {
+      changed_.push_back(s);
       if (floor_[static_cast<size_t>(s)] < top) Set(kFloor, s, top);
       Set(kRemaining, s, remaining_[static_cast<size_t>(s)] - buffer.size);
       if (s + 1 < range.last) Set(kSpanning, s, spanning_[static_cast<size_t>(s)] - 1);
+    }
+    Touch(b, Candidate(b));
+    // Only sections whose lowest member moved up or left can have a new lowest.
+    for (int32_t s : touched_list_) {
+      int64_t lowest = INT64_MAX;
+      for (int32_t member : view_.sections->buffers_in[static_cast<size_t>(s)]) {
+        if (offset_[static_cast<size_t>(member)] < 0)
+          lowest = std::min(lowest, Candidate(member));
+      }
+      if (lowest == lowest_[static_cast<size_t>(s)]) continue;
+      Set(kLowest, s, lowest);
+      changed_.push_back(s);
+    }
+    touched_list_.clear();
+  }
+
+  // Notes for Place the sections whose lowest candidate was `b`'s, which `b` no longer
+  // offers (it moved up or was placed), each section once per placement.
+  void Touch(int32_t b, int64_t was) {
+    if (!options_.raise_floors) return;
+    const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+    for (int32_t s = range.first; s < range.last; ++s) {
+      if (lowest_[static_cast<size_t>(s)] != was ||
+          touched_[static_cast<size_t>(s)] == stamp_)
+        continue;
+      touched_[static_cast<size_t>(s)] = stamp_;
+      touched_list_.push_back(s);
     }
   }
 
   // Cross-section sums: every unplaced buffer of a section goes at or above the last
   // offset, the section's floor and (raised floors) the lowest candidate among them.
-  bool SectionsFit(SectionRange range, int64_t last_offset) const {
+  //
+  // The search checks every section once, at the start; after that a section can only
+  // fail where Place changed it (floor, remaining, lowest candidate) or where the last
+  // offset rose above its floor, so only those are checked again.
+  bool SectionFits(int32_t s, int64_t last_offset) const {
+    const int64_t remaining = remaining_[static_cast<size_t>(s)];
+    if (remaining == 0) return true;
+    int64_t floor = std::max(floor_[static_cast<size_t>(s)], last_offset);
+    if (options_.raise_floors) floor = std::max(floor, lowest_[static_cast<size_t>(s)]);
+    return floor + remaining <= capacity_;
+  }
+  bool SectionFits(SectionRange range, int64_t last_offset) const {
     for (int32_t s = range.first; s < range.last; ++s) {
-      const int64_t remaining = remaining_[static_cast<size_t>(s)];
-      if (remaining == 0) continue;
-      int64_t floor = std::max(floor_[static_cast<size_t>(s)], last_offset);
-      if (options_.raise_floors) {
-        int64_t lowest = INT64_MAX;
-        for (int32_t b : view_.sections->buffers_in[static_cast<size_t>(s)]) {
-          if (offset_[static_cast<size_t>(b)] < 0)
-            lowest = std::min(lowest, Candidate(b));
-        }
-        floor = std::max(floor, lowest);
-      }
-      if (floor + remaining > capacity_) return false;
+      if (!SectionFits(s, last_offset)) return false;
     }
     return true;
+  }
+  bool ChangedSectionsFit(int64_t last_offset) {
+    bool fits = true;
+    for (int32_t s : changed_) fits = fits && SectionFits(s, last_offset);
+    changed_.clear();
+    return fits;
+  }
+  int64_t FullestSection(SectionRange range) const {
+    int64_t fullest = 0;
+    for (int32_t s = range.first; s < range.last; ++s)
+      fullest = std::max(fullest, remaining_[static_cast<size_t>(s)]);
+    return fullest;
   }
 
   const PartitionView& view_;
@@ -316,11 +383,17 @@ class Searcher {
   const Clock::time_point deadline_;
 
   std::vector<int64_t> offset_;  // -1 while unplaced.
-  std::vector<int64_t> base_;    // Highest top of a placed buffer overlapping each one.
-  std::vector<int64_t> floor_;   // Highest top placed in each section.
+  // The lowest aligned offset at or above every placed buffer each one overlaps.
+  std::vector<int64_t> candidate_;
+  std::vector<int64_t> floor_;      // Highest top placed in each section.
   std::vector<int64_t> remaining_;  // Sizes still to place in each section.
   std::vector<int64_t> spanning_;   // Unplaced buffers crossing each section's end.
   std::vector<int64_t> open_;       // Unplaced buffers overlapping each buffer.
+  std::vector<int64_t> lowest_;     // Lowest candidate among each section's unplaced.
+  std::vector<int64_t> touched_;    // Place's scratch: the stamp that last touched.
+  std::vector<int32_t> touched_list_;
+  std::vector<int32_t> changed_;  // Sections Place changed since the last check.
+  int64_t stamp_ = 0;
   std::vector<Change> trail_;
   int64_t nodes_ = 0;
   bool aborted_ = false;
