@@ -187,16 +187,17 @@ class Searcher {
 
   int64_t Candidate(int32_t b) const { return candidate_[static_cast<size_t>(b)]; }
 
-  // True when the buffers of `unplaced`, which live only in `range`, can all be placed
-  // under the current state; the placement is then left in the state.
-  bool Search(const std::vector<int32_t>& all_unplaced, SectionRange range,
+  // True when the unplaced buffers among `buffers`, which live only in `range`, can all
+  // be placed under the current state; the placement is then left in the state.
+  bool Search(const std::vector<int32_t>& buffers, SectionRange range,
               int64_t last_offset, int32_t last_rank) {
     // A buffer that no unplaced buffer overlaps any more ("hatless") has its final
     // offset: nothing can rise under it or rest on it. Place it now, outside the
     // branching.
     std::vector<int32_t> unplaced;
-    unplaced.reserve(all_unplaced.size());
-    for (int32_t b : all_unplaced) {
+    unplaced.reserve(buffers.size());
+    for (int32_t b : buffers) {
+      if (offset_[static_cast<size_t>(b)] >= 0) continue;
       if (!options_.place_hatless || open_[static_cast<size_t>(b)] > 0) {
         unplaced.push_back(b);
         continue;
@@ -217,42 +218,37 @@ class Searcher {
       int32_t rank;
       int32_t buffer;
     };
-    std::vector<Choice> choices;
-    choices.reserve(unplaced.size());
     int64_t min_top = INT64_MAX;
     for (int32_t b : unplaced) {
-      const int64_t offset = Candidate(b);
-      const int64_t top = offset + problem_.buffers[static_cast<size_t>(b)].size;
+      const int64_t top = Candidate(b) + problem_.buffers[static_cast<size_t>(b)].size;
       if (top > capacity_) return false;  // Candidates only grow: it can never fit.
       min_top = std::min(min_top, top);
-      choices.push_back({offset, rank_[static_cast<size_t>(b)], b});
     }
-    std::sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& c) {
-      return a.offset != c.offset ? a.offset < c.offset : a.rank < c.rank;
-    });
-    // The sections Place leaves alone passed at this node; a child adds its offset.
-    const int64_t fullest = options_.section_bound ? FullestSection(range) : 0;
-    std::vector<int32_t> rest;
-    rest.reserve(unplaced.size());
-    for (const Choice& choice : choices) {
+    std::vector<Choice> choices;
+    for (int32_t b : unplaced) {
+      const Choice choice{Candidate(b), rank_[static_cast<size_t>(b)], b};
       if (options_.canonical_order &&
           (choice.offset < last_offset ||
            (choice.offset == last_offset && choice.rank < last_rank))) {
         continue;
       }
       // Another buffer would fit entirely below this one: placing it first is as good.
-      if (options_.dominance && choice.offset >= min_top) break;
+      if (options_.dominance && choice.offset >= min_top) continue;
+      choices.push_back(choice);
+    }
+    std::sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& c) {
+      return a.offset != c.offset ? a.offset < c.offset : a.rank < c.rank;
+    });
+    // The sections Place leaves alone passed at this node; a child adds its offset.
+    const int64_t fullest = options_.section_bound ? FullestSection(range) : 0;
+    for (const Choice& choice : choices) {
       const size_t mark = trail_.size();
       Place(choice.buffer, choice.offset);
-      rest.clear();
-      for (int32_t b : unplaced) {
-        if (b != choice.buffer) rest.push_back(b);
-      }
       if ((!options_.section_bound ||
            ((choice.offset + fullest <= capacity_ ||
              choice.offset + FullestSection(range) <= capacity_) &&
             ChangedSectionsFit(choice.offset))) &&
-          SearchRest(rest, range, choice)) {
+          SearchRest(unplaced, range, choice)) {
         return true;
       }
       UndoTo(mark);
@@ -261,9 +257,9 @@ class Searcher {
     return false;
   }
 
-  // After placing `choice.buffer`: the rest as one search, or, where no unplaced buffer
-  // crosses some boundary any more, as independent searches of the parts.
-  bool SearchRest(const std::vector<int32_t>& rest, SectionRange range,
+  // After placing `choice.buffer`: the rest of `buffers` as one search, or, where no
+  // unplaced buffer crosses some boundary any more, as independent searches of the parts.
+  bool SearchRest(const std::vector<int32_t>& buffers, SectionRange range,
                   const auto& choice) {
     std::vector<int32_t> cuts;  // Sections that start a new part.
     if (options_.decompose) {
@@ -273,12 +269,13 @@ class Searcher {
         if (spanning_[static_cast<size_t>(s)] == 0) cuts.push_back(s + 1);
       }
     }
-    if (cuts.empty()) return Search(rest, range, choice.offset, choice.rank);
+    if (cuts.empty()) return Search(buffers, range, choice.offset, choice.rank);
     // Parts between consecutive cuts (a part may be empty).
     cuts.insert(cuts.begin(), range.first);
     cuts.push_back(range.last);
     std::vector<std::vector<int32_t>> parts(cuts.size() - 1);
-    for (int32_t b : rest) {
+    for (int32_t b : buffers) {
+      if (offset_[static_cast<size_t>(b)] >= 0) continue;
       const int32_t first = view_.sections->of_buffer[static_cast<size_t>(b)].first;
       const auto part =
           std::upper_bound(cuts.begin(), cuts.end(), first) - cuts.begin() - 1;
