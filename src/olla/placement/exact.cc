@@ -138,49 +138,20 @@ class Searcher {
 
  private:
   // Every change to the search state goes through Set, which records the old value on
-  // a trail; UndoTo(mark) restores everything changed since the mark.
-  enum Field : uint8_t {
-    kOffset,
-    kCandidate,
-    kFloor,
-    kRemaining,
-    kSpanning,
-    kOpen,
-    kLowest
-  };
+  // a trail; UndoTo(mark) restores everything changed since the mark. (The state's
+  // vectors are sized once in Run, so the recorded slots stay valid.)
   struct Change {
-    Field field;
-    int32_t index;
+    int64_t* slot;
     int64_t old_value;
   };
-  std::vector<int64_t>& Array(Field field) {
-    switch (field) {
-      case kOffset:
-        return offset_;
-      case kCandidate:
-        return candidate_;
-      case kFloor:
-        return floor_;
-      case kRemaining:
-        return remaining_;
-      case kSpanning:
-        return spanning_;
-      case kOpen:
-        return open_;
-      case kLowest:
-        return lowest_;
-    }
-    return offset_;
-  }
-  void Set(Field field, int32_t index, int64_t value) {
-    int64_t& slot = Array(field)[static_cast<size_t>(index)];
-    trail_.push_back({field, index, slot});
+  void Set(std::vector<int64_t>& state, int32_t index, int64_t value) {
+    int64_t& slot = state[static_cast<size_t>(index)];
+    trail_.push_back({&slot, slot});
     slot = value;
   }
   void UndoTo(size_t mark) {
     while (trail_.size() > mark) {
-      const Change& change = trail_.back();
-      Array(change.field)[static_cast<size_t>(change.index)] = change.old_value;
+      *trail_.back().slot = trail_.back().old_value;
       trail_.pop_back();
     }
   }
@@ -291,24 +262,24 @@ class Searcher {
   void Place(int32_t b, int64_t offset) {
     const PlacementBuffer& buffer = problem_.buffers[static_cast<size_t>(b)];
     const int64_t top = offset + buffer.size;
-    Set(kOffset, b, offset);
+    Set(offset_, b, offset);
     ++stamp_;
     for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
       if (offset_[static_cast<size_t>(other)] >= 0) continue;
       if (candidate_[static_cast<size_t>(other)] < top) {
         const int64_t was = Candidate(other);
-        Set(kCandidate, other,
+        Set(candidate_, other,
             AlignUp(top, problem_.buffers[static_cast<size_t>(other)].alignment));
         Touch(other, was);
       }
-      Set(kOpen, other, open_[static_cast<size_t>(other)] - 1);
+      Set(open_, other, open_[static_cast<size_t>(other)] - 1);
     }
     const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
     for (int32_t s = range.first; s < range.last; ++s) {
       changed_.push_back(s);
-      if (floor_[static_cast<size_t>(s)] < top) Set(kFloor, s, top);
-      Set(kRemaining, s, remaining_[static_cast<size_t>(s)] - buffer.size);
-      if (s + 1 < range.last) Set(kSpanning, s, spanning_[static_cast<size_t>(s)] - 1);
+      if (floor_[static_cast<size_t>(s)] < top) Set(floor_, s, top);
+      Set(remaining_, s, remaining_[static_cast<size_t>(s)] - buffer.size);
+      if (s + 1 < range.last) Set(spanning_, s, spanning_[static_cast<size_t>(s)] - 1);
     }
     Touch(b, Candidate(b));
     // Only sections whose lowest member moved up or left can have a new lowest.
@@ -319,7 +290,7 @@ class Searcher {
           lowest = std::min(lowest, Candidate(member));
       }
       if (lowest == lowest_[static_cast<size_t>(s)]) continue;
-      Set(kLowest, s, lowest);
+      Set(lowest_, s, lowest);
       changed_.push_back(s);
     }
     touched_list_.clear();
