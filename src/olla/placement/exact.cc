@@ -97,7 +97,7 @@ class Searcher {
     spanning_.assign(sections, 0);
     open_.assign(n, 0);
     lowest_.assign(sections, INT64_MAX);
-    touched_.assign(sections, 0);
+    at_lowest_.assign(sections, 0);
     std::vector<int32_t> unplaced;
     for (int32_t b : view_.partition->buffers) {
       // Zero-size buffers take no bytes: they sit at offset 0 from the start.
@@ -110,8 +110,9 @@ class Searcher {
       for (int32_t s = range.first; s < range.last; ++s) {
         remaining_[static_cast<size_t>(s)] +=
             problem_.buffers[static_cast<size_t>(b)].size;
-        lowest_[static_cast<size_t>(s)] =
-            std::min(lowest_[static_cast<size_t>(s)], Candidate(b));
+        // Nothing is placed yet: every candidate is 0.
+        lowest_[static_cast<size_t>(s)] = 0;
+        ++at_lowest_[static_cast<size_t>(s)];
         if (s + 1 < range.last) ++spanning_[static_cast<size_t>(s)];
       }
     }
@@ -263,7 +264,6 @@ class Searcher {
     const PlacementBuffer& buffer = problem_.buffers[static_cast<size_t>(b)];
     const int64_t top = offset + buffer.size;
     Set(offset_, b, offset);
-    ++stamp_;
     for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
       if (offset_[static_cast<size_t>(other)] >= 0) continue;
       if (candidate_[static_cast<size_t>(other)] < top) {
@@ -282,30 +282,36 @@ class Searcher {
       if (s + 1 < range.last) Set(spanning_, s, spanning_[static_cast<size_t>(s)] - 1);
     }
     Touch(b, Candidate(b));
-    // Only sections whose lowest member moved up or left can have a new lowest.
+    // Only sections where every member at the lowest candidate moved up or left have a
+    // new lowest.
     for (int32_t s : touched_list_) {
       int64_t lowest = INT64_MAX;
+      int64_t at_lowest = 0;
       for (int32_t member : view_.sections->buffers_in[static_cast<size_t>(s)]) {
-        if (offset_[static_cast<size_t>(member)] < 0)
-          lowest = std::min(lowest, Candidate(member));
+        if (offset_[static_cast<size_t>(member)] >= 0) continue;
+        const int64_t candidate = Candidate(member);
+        if (candidate < lowest) {
+          lowest = candidate;
+          at_lowest = 0;
+        }
+        if (candidate == lowest) ++at_lowest;
       }
-      if (lowest == lowest_[static_cast<size_t>(s)]) continue;
       Set(lowest_, s, lowest);
+      Set(at_lowest_, s, at_lowest);
       changed_.push_back(s);
     }
     touched_list_.clear();
   }
 
-  // Notes for Place the sections whose lowest candidate was `b`'s, which `b` no longer
-  // offers (it moved up or was placed), each section once per placement.
+  // `b` no longer offers candidate `was` (it moved up or was placed): the sections where
+  // it was the last member at the lowest candidate are noted for Place to refresh.
   void Touch(int32_t b, int64_t was) {
     if (!options_.raise_floors) return;
     const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
     for (int32_t s = range.first; s < range.last; ++s) {
-      if (lowest_[static_cast<size_t>(s)] != was ||
-          touched_[static_cast<size_t>(s)] == stamp_)
-        continue;
-      touched_[static_cast<size_t>(s)] = stamp_;
+      if (lowest_[static_cast<size_t>(s)] != was) continue;
+      Set(at_lowest_, s, at_lowest_[static_cast<size_t>(s)] - 1);
+      if (at_lowest_[static_cast<size_t>(s)] > 0) continue;
       touched_list_.push_back(s);
     }
   }
@@ -358,10 +364,9 @@ class Searcher {
   std::vector<int64_t> spanning_;   // Unplaced buffers crossing each section's end.
   std::vector<int64_t> open_;       // Unplaced buffers overlapping each buffer.
   std::vector<int64_t> lowest_;     // Lowest candidate among each section's unplaced.
-  std::vector<int64_t> touched_;    // Place's scratch: the stamp that last touched.
+  std::vector<int64_t> at_lowest_;  // How many of them are at the lowest candidate.
   std::vector<int32_t> touched_list_;
   std::vector<int32_t> changed_;  // Sections Place changed since the last check.
-  int64_t stamp_ = 0;
   std::vector<Change> trail_;
   int64_t nodes_ = 0;
   bool aborted_ = false;
