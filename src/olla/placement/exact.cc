@@ -23,65 +23,55 @@ struct PartitionView {
   std::vector<std::vector<int32_t>> overlaps;  // Per buffer: partition buffers it meets.
 };
 
-// Static priorities: rank[b] orders buffers placed at the same offset.
-using RankOrder = std::vector<int32_t>;
+// What orders buffers whose candidate offsets tie: a rule compares buffers by its keys
+// in turn, larger first, then by id. The crowd of a buffer is the largest sum of
+// unplaced sizes in a stretch it lives through: the most crowded stretches are the most
+// constrained. Ranks are recomputed, crowds with them, whenever the search splits into
+// independent parts, since a part's crowded stretches are its own (as in MiniMalloc).
+enum class RankKey : uint8_t { kCrowd, kLength, kArea, kSpan, kSize };
+using RankRule = std::vector<RankKey>;
 
-std::vector<RankOrder> RankOrders(const PlacementProblem& problem,
-                                  const Sections& sections) {
-  // The largest cross-section total each buffer lives through ("crowd"): buffers in the
-  // most crowded stretch are the most constrained.
-  std::vector<int64_t> section_total(static_cast<size_t>(sections.size()), 0);
-  for (int32_t s = 0; s < sections.size(); ++s) {
-    for (int32_t b : sections.buffers_in[static_cast<size_t>(s)]) {
-      section_total[static_cast<size_t>(s)] +=
-          problem.buffers[static_cast<size_t>(b)].size;
+// No one rule wins everywhere: each of the challenging instances falls to some of them.
+const std::vector<RankRule> kRankRules = {
+    {RankKey::kCrowd, RankKey::kLength, RankKey::kArea},
+    {RankKey::kCrowd, RankKey::kSpan, RankKey::kSize},
+    {RankKey::kCrowd, RankKey::kArea, RankKey::kLength},
+    {RankKey::kLength, RankKey::kArea, RankKey::kCrowd},
+    {RankKey::kSize, RankKey::kLength},
+    {RankKey::kArea, RankKey::kCrowd, RankKey::kLength}};
+
+// The keys that do not change during a search, per buffer.
+struct StaticKeys {
+  std::vector<int64_t> length, area, span, size;
+
+  StaticKeys(const PlacementProblem& problem, const Sections& sections) {
+    const auto n = static_cast<size_t>(problem.size());
+    length.resize(n);
+    area.resize(n);
+    span.resize(n);
+    size.resize(n);
+    for (size_t b = 0; b < n; ++b) {
+      const PlacementBuffer& buffer = problem.buffers[b];
+      length[b] = buffer.end - buffer.start;
+      span[b] = sections.of_buffer[b].last - sections.of_buffer[b].first;
+      size[b] = buffer.size;
+      // Saturating: areas only order buffers.
+      area[b] = buffer.size > INT64_MAX / std::max<int64_t>(length[b], 1)
+                    ? INT64_MAX
+                    : buffer.size * length[b];
     }
   }
-  const auto n = static_cast<size_t>(problem.size());
-  std::vector<int64_t> crowd(n, 0), area(n, 0), length(n, 0), span(n, 0), size(n, 0);
-  for (size_t b = 0; b < n; ++b) {
-    const SectionRange range = sections.of_buffer[b];
-    for (int32_t s = range.first; s < range.last; ++s) {
-      crowd[b] = std::max(crowd[b], section_total[static_cast<size_t>(s)]);
-    }
-    length[b] = problem.buffers[b].end - problem.buffers[b].start;
-    span[b] = range.last - range.first;
-    size[b] = problem.buffers[b].size;
-    // Saturating: areas only order buffers.
-    area[b] = problem.buffers[b].size > INT64_MAX / std::max<int64_t>(length[b], 1)
-                  ? INT64_MAX
-                  : problem.buffers[b].size * length[b];
-  }
-  auto order_by = [&](std::vector<const std::vector<int64_t>*> keys) {
-    std::vector<int32_t> ids(n);
-    std::iota(ids.begin(), ids.end(), 0);
-    std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t c) {
-      for (const auto* key : keys) {
-        const int64_t ka = (*key)[static_cast<size_t>(a)],
-                      kc = (*key)[static_cast<size_t>(c)];
-        if (ka != kc) return ka > kc;
-      }
-      return a < c;
-    });
-    RankOrder rank(n);
-    for (size_t r = 0; r < n; ++r)
-      rank[static_cast<size_t>(ids[r])] = static_cast<int32_t>(r);
-    return rank;
-  };
-  // Crowded stretch first, then long lifetimes, then large areas; and other mixes. No
-  // one order wins everywhere: each of the challenging instances falls to some of them.
-  return {order_by({&crowd, &length, &area}), order_by({&crowd, &span, &size}),
-          order_by({&crowd, &area, &length}), order_by({&length, &area, &crowd}),
-          order_by({&size, &length}),         order_by({&area, &crowd, &length})};
-}
+};
 
 class Searcher {
  public:
-  Searcher(const PartitionView& view, const RankOrder& rank, int64_t capacity,
-           const ExactOptions& options, int64_t node_limit, Clock::time_point deadline)
+  Searcher(const PartitionView& view, const RankRule& rule, const StaticKeys& keys,
+           int64_t capacity, const ExactOptions& options, int64_t node_limit,
+           Clock::time_point deadline)
       : view_(view),
         problem_(*view.problem),
-        rank_(rank),
+        rule_(rule),
+        keys_(keys),
         capacity_(capacity),
         options_(options),
         node_limit_(node_limit),
@@ -96,6 +86,8 @@ class Searcher {
     remaining_.assign(sections, 0);
     spanning_.assign(sections, 0);
     open_.assign(n, 0);
+    rank_.assign(n, 0);
+    crowd_.assign(n, 0);
     lowest_.assign(sections, INT64_MAX);
     at_lowest_.assign(sections, 0);
     std::vector<int32_t> unplaced;
@@ -126,6 +118,7 @@ class Searcher {
       return Outcome::kExhausted;  // Some stretch holds more than the capacity.
     }
     changed_.clear();
+    Rank(unplaced);
     if (Search(unplaced, view_.partition->sections, 0, -1)) {
       for (int32_t b : view_.partition->buffers) {
         offsets[static_cast<size_t>(b)] = offset_[static_cast<size_t>(b)];
@@ -187,7 +180,7 @@ class Searcher {
     }
     struct Choice {
       int64_t offset;
-      int32_t rank;
+      int64_t rank;
       int32_t buffer;
     };
     int64_t min_top = INT64_MAX;
@@ -255,9 +248,47 @@ class Searcher {
     }
     for (size_t p = 0; p < parts.size(); ++p) {
       // Independent parts restart the canonical order: their buffers never meet.
+      Rank(parts[p]);
       if (!Search(parts[p], {cuts[p], cuts[p + 1]}, 0, -1)) return false;
     }
     return true;
+  }
+
+  // Ranks `buffers` (all unplaced) by the rule, their crowds taken from what is unplaced
+  // now.
+  void Rank(std::vector<int32_t> buffers) {
+    for (int32_t b : buffers) {
+      const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+      int64_t crowd = 0;
+      for (int32_t s = range.first; s < range.last; ++s)
+        crowd = std::max(crowd, remaining_[static_cast<size_t>(s)]);
+      crowd_[static_cast<size_t>(b)] = crowd;
+    }
+    auto key = [&](RankKey k, int32_t b) {
+      const auto i = static_cast<size_t>(b);
+      switch (k) {
+        case RankKey::kCrowd:
+          return crowd_[i];
+        case RankKey::kLength:
+          return keys_.length[i];
+        case RankKey::kArea:
+          return keys_.area[i];
+        case RankKey::kSpan:
+          return keys_.span[i];
+        case RankKey::kSize:
+          return keys_.size[i];
+      }
+      return int64_t{0};
+    };
+    std::sort(buffers.begin(), buffers.end(), [&](int32_t a, int32_t c) {
+      for (RankKey k : rule_) {
+        const int64_t ka = key(k, a), kc = key(k, c);
+        if (ka != kc) return ka > kc;
+      }
+      return a < c;
+    });
+    for (size_t r = 0; r < buffers.size(); ++r)
+      Set(rank_, buffers[r], static_cast<int64_t>(r));
   }
 
   void Place(int32_t b, int64_t offset) {
@@ -350,7 +381,8 @@ class Searcher {
 
   const PartitionView& view_;
   const PlacementProblem& problem_;
-  const RankOrder& rank_;
+  const RankRule& rule_;
+  const StaticKeys& keys_;
   const int64_t capacity_;
   const ExactOptions& options_;
   const int64_t node_limit_;
@@ -363,6 +395,8 @@ class Searcher {
   std::vector<int64_t> remaining_;  // Sizes still to place in each section.
   std::vector<int64_t> spanning_;   // Unplaced buffers crossing each section's end.
   std::vector<int64_t> open_;       // Unplaced buffers overlapping each buffer.
+  std::vector<int64_t> rank_;       // Ties among candidates go to the lower rank.
+  std::vector<int64_t> crowd_;      // Rank's scratch.
   std::vector<int64_t> lowest_;     // Lowest candidate among each section's unplaced.
   std::vector<int64_t> at_lowest_;  // How many of them are at the lowest candidate.
   std::vector<int32_t> touched_list_;
@@ -395,7 +429,7 @@ PartitionView MakeView(const PlacementProblem& problem, const Sections& sections
 // Searches one partition with every rank order, round robin, doubling the node limit
 // each round; the rank orders of a round run on `threads` threads and the earliest
 // conclusive one wins, so the answer does not depend on the thread count.
-Feasibility SolvePartition(const PartitionView& view, const std::vector<RankOrder>& ranks,
+Feasibility SolvePartition(const PartitionView& view, const StaticKeys& keys,
                            int64_t capacity, const ExactOptions& options,
                            Clock::time_point deadline, int64_t& work_left,
                            std::vector<int64_t>& offsets, int64_t& nodes) {
@@ -408,14 +442,15 @@ Feasibility SolvePartition(const PartitionView& view, const std::vector<RankOrde
       std::vector<int64_t> offsets;
       int64_t nodes = 0;
     };
-    std::vector<Run> runs(ranks.size());
-    for (size_t first = 0; first < ranks.size();
+    std::vector<Run> runs(kRankRules.size());
+    for (size_t first = 0; first < kRankRules.size();
          first += static_cast<size_t>(options.threads)) {
       const size_t last =
-          std::min(ranks.size(), first + static_cast<size_t>(options.threads));
+          std::min(kRankRules.size(), first + static_cast<size_t>(options.threads));
       auto run = [&](size_t r) {
         runs[r].offsets = offsets;
-        Searcher searcher(view, ranks[r], capacity, options, round_limit, deadline);
+        Searcher searcher(view, kRankRules[r], keys, capacity, options, round_limit,
+                          deadline);
         runs[r].outcome = searcher.Run(runs[r].offsets);
         runs[r].nodes = searcher.nodes();
       };
@@ -455,12 +490,12 @@ CapacitySearch FitUntil(const PlacementProblem& problem, int64_t capacity,
     std::sort(whole.buffers.begin(), whole.buffers.end());
     partitions = {whole};
   }
-  const std::vector<RankOrder> ranks = RankOrders(problem, sections);
+  const StaticKeys keys(problem, sections);
   result.offsets.assign(problem.buffers.size(), 0);
   result.feasibility = Feasibility::kFits;
   for (const Partition& partition : partitions) {
     const PartitionView view = MakeView(problem, sections, partition);
-    const Feasibility part = SolvePartition(view, ranks, capacity, options, deadline,
+    const Feasibility part = SolvePartition(view, keys, capacity, options, deadline,
                                             work_left, result.offsets, result.nodes);
     if (part == Feasibility::kDoesNotFit) {
       result.feasibility = Feasibility::kDoesNotFit;
