@@ -90,6 +90,8 @@ class Searcher {
     crowd_.assign(n, 0);
     lowest_.assign(sections, INT64_MAX);
     at_lowest_.assign(sections, 0);
+    touched_.assign(sections, 0);
+    moved_.assign(sections, 0);
     std::vector<int32_t> unplaced;
     for (int32_t b : view_.partition->buffers) {
       // Zero-size buffers take no bytes: they sit at offset 0 from the start.
@@ -208,6 +210,7 @@ class Searcher {
     const int64_t fullest = options_.section_bound ? FullestSection(range) : 0;
     for (const Choice& choice : choices) {
       const size_t mark = trail_.size();
+      changed_.clear();  // What earlier children changed is undone.
       Place(choice.buffer, choice.offset);
       if ((!options_.section_bound ||
            ((choice.offset + fullest <= capacity_ ||
@@ -287,6 +290,14 @@ class Searcher {
       }
       return a < c;
     });
+    // Only the order within the part matters: when the old ranks already follow it,
+    // they stay (which spares the trail on large problems split into many parts).
+    bool in_order = true;
+    for (size_t r = 1; r < buffers.size() && in_order; ++r) {
+      in_order = rank_[static_cast<size_t>(buffers[r - 1])] <
+                 rank_[static_cast<size_t>(buffers[r])];
+    }
+    if (in_order) return;
     for (size_t r = 0; r < buffers.size(); ++r)
       Set(rank_, buffers[r], static_cast<int64_t>(r));
   }
@@ -295,6 +306,7 @@ class Searcher {
     const PlacementBuffer& buffer = problem_.buffers[static_cast<size_t>(b)];
     const int64_t top = offset + buffer.size;
     Set(offset_, b, offset);
+    ++stamp_;
     for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
       if (offset_[static_cast<size_t>(other)] >= 0) continue;
       if (candidate_[static_cast<size_t>(other)] < top) {
@@ -314,8 +326,14 @@ class Searcher {
     }
     Touch(b, Candidate(b));
     // Only sections where every member at the lowest candidate moved up or left have a
-    // new lowest.
+    // new lowest; the others just count fewer members there.
     for (int32_t s : touched_list_) {
+      const int64_t left =
+          at_lowest_[static_cast<size_t>(s)] - moved_[static_cast<size_t>(s)];
+      if (left > 0) {
+        Set(at_lowest_, s, left);
+        continue;
+      }
       int64_t lowest = INT64_MAX;
       int64_t at_lowest = 0;
       for (int32_t member : view_.sections->buffers_in[static_cast<size_t>(s)]) {
@@ -334,16 +352,21 @@ class Searcher {
     touched_list_.clear();
   }
 
-  // `b` no longer offers candidate `was` (it moved up or was placed): the sections where
-  // it was the last member at the lowest candidate are noted for Place to refresh.
+  // `b` no longer offers candidate `was` (it moved up or was placed): Place counts, per
+  // section where that was the lowest, how many members left the lowest, and settles
+  // each section once (one trail entry per section, not per member).
   void Touch(int32_t b, int64_t was) {
     if (!options_.raise_floors) return;
     const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
     for (int32_t s = range.first; s < range.last; ++s) {
-      if (lowest_[static_cast<size_t>(s)] != was) continue;
-      Set(at_lowest_, s, at_lowest_[static_cast<size_t>(s)] - 1);
-      if (at_lowest_[static_cast<size_t>(s)] > 0) continue;
-      touched_list_.push_back(s);
+      const auto i = static_cast<size_t>(s);
+      if (lowest_[i] != was) continue;
+      if (touched_[i] != stamp_) {
+        touched_[i] = stamp_;
+        moved_[i] = 0;
+        touched_list_.push_back(s);
+      }
+      ++moved_[i];
     }
   }
 
@@ -399,7 +422,10 @@ class Searcher {
   std::vector<int64_t> crowd_;      // Rank's scratch.
   std::vector<int64_t> lowest_;     // Lowest candidate among each section's unplaced.
   std::vector<int64_t> at_lowest_;  // How many of them are at the lowest candidate.
+  std::vector<int64_t> touched_;    // Place's scratch: the placement that last touched,
+  std::vector<int64_t> moved_;      // and how many members left the lowest in it.
   std::vector<int32_t> touched_list_;
+  int64_t stamp_ = 0;
   std::vector<int32_t> changed_;  // Sections Place changed since the last check.
   std::vector<Change> trail_;
   int64_t nodes_ = 0;
