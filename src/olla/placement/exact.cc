@@ -157,7 +157,7 @@ class Searcher {
   // True when the unplaced buffers among `buffers`, which live only in `range`, can all
   // be placed under the current state; the placement is then left in the state.
   bool Search(const std::vector<int32_t>& buffers, SectionRange range,
-              int64_t last_offset, int32_t last_rank) {
+              int64_t last_offset, int64_t last_rank) {
     // A buffer that no unplaced buffer overlaps any more ("hatless") has its final
     // offset: nothing can rise under it or rest on it. Place it now, outside the
     // branching.
