@@ -119,7 +119,6 @@ class Searcher {
     if (options_.section_bound && !SectionFits(view_.partition->sections, 0)) {
       return Outcome::kExhausted;  // Some stretch holds more than the capacity.
     }
-    changed_.clear();
     Rank(unplaced);
     if (Search(unplaced, view_.partition->sections, 0, -1)) {
       for (int32_t b : view_.partition->buffers) {
@@ -210,12 +209,8 @@ class Searcher {
     const int64_t fullest = options_.section_bound ? FullestSection(range) : 0;
     for (const Choice& choice : choices) {
       const size_t mark = trail_.size();
-      changed_.clear();  // What earlier children changed is undone.
       Place(choice.buffer, choice.offset);
-      if ((!options_.section_bound ||
-           ((choice.offset + fullest <= capacity_ ||
-             choice.offset + FullestSection(range) <= capacity_) &&
-            ChangedSectionsFit(choice.offset))) &&
+      if (ChildFits(range, choice.offset, fullest) &&
           SearchRest(unplaced, range, choice)) {
         return true;
       }
@@ -267,39 +262,41 @@ class Searcher {
         crowd = std::max(crowd, remaining_[static_cast<size_t>(s)]);
       crowd_[static_cast<size_t>(b)] = crowd;
     }
-    auto key = [&](RankKey k, int32_t b) {
-      const auto i = static_cast<size_t>(b);
-      switch (k) {
-        case RankKey::kCrowd:
-          return crowd_[i];
-        case RankKey::kLength:
-          return keys_.length[i];
-        case RankKey::kArea:
-          return keys_.area[i];
-        case RankKey::kSpan:
-          return keys_.span[i];
-        case RankKey::kSize:
-          return keys_.size[i];
-      }
-      return int64_t{0};
-    };
+    std::vector<const std::vector<int64_t>*> columns;
+    for (RankKey k : rule_) columns.push_back(&KeyValues(k));
     std::sort(buffers.begin(), buffers.end(), [&](int32_t a, int32_t c) {
-      for (RankKey k : rule_) {
-        const int64_t ka = key(k, a), kc = key(k, c);
+      for (const std::vector<int64_t>* column : columns) {
+        const int64_t ka = (*column)[static_cast<size_t>(a)],
+                      kc = (*column)[static_cast<size_t>(c)];
         if (ka != kc) return ka > kc;
       }
       return a < c;
     });
     // Only the order within the part matters: when the old ranks already follow it,
     // they stay (which spares the trail on large problems split into many parts).
-    bool in_order = true;
-    for (size_t r = 1; r < buffers.size() && in_order; ++r) {
-      in_order = rank_[static_cast<size_t>(buffers[r - 1])] <
-                 rank_[static_cast<size_t>(buffers[r])];
-    }
+    const bool in_order =
+        std::adjacent_find(buffers.begin(), buffers.end(), [&](int32_t a, int32_t c) {
+          return rank_[static_cast<size_t>(a)] >= rank_[static_cast<size_t>(c)];
+        }) == buffers.end();
     if (in_order) return;
     for (size_t r = 0; r < buffers.size(); ++r)
       Set(rank_, buffers[r], static_cast<int64_t>(r));
+  }
+
+  const std::vector<int64_t>& KeyValues(RankKey key) const {
+    switch (key) {
+      case RankKey::kCrowd:
+        return crowd_;
+      case RankKey::kLength:
+        return keys_.length;
+      case RankKey::kArea:
+        return keys_.area;
+      case RankKey::kSpan:
+        return keys_.span;
+      case RankKey::kSize:
+        return keys_.size;
+    }
+    return crowd_;
   }
 
   void Place(int32_t b, int64_t offset) {
@@ -319,7 +316,7 @@ class Searcher {
     }
     const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
     for (int32_t s = range.first; s < range.last; ++s) {
-      changed_.push_back(s);
+      if (options_.section_bound) changed_.push_back(s);
       if (floor_[static_cast<size_t>(s)] < top) Set(floor_, s, top);
       Set(remaining_, s, remaining_[static_cast<size_t>(s)] - buffer.size);
       if (s + 1 < range.last) Set(spanning_, s, spanning_[static_cast<size_t>(s)] - 1);
@@ -347,7 +344,7 @@ class Searcher {
       }
       Set(lowest_, s, lowest);
       Set(at_lowest_, s, at_lowest);
-      changed_.push_back(s);
+      if (options_.section_bound) changed_.push_back(s);
     }
     touched_list_.clear();
   }
@@ -388,6 +385,14 @@ class Searcher {
       if (!SectionFits(s, last_offset)) return false;
     }
     return true;
+  }
+  // A child just placed at `offset`: the sections it changed, and the rest against its
+  // offset (`fullest` is the largest unplaced sum at its parent; sums only shrink).
+  bool ChildFits(SectionRange range, int64_t offset, int64_t fullest) {
+    if (!options_.section_bound) return true;
+    const bool offset_fits =
+        offset + fullest <= capacity_ || offset + FullestSection(range) <= capacity_;
+    return ChangedSectionsFit(offset) && offset_fits;  // Always clears the list.
   }
   bool ChangedSectionsFit(int64_t last_offset) {
     bool fits = true;
