@@ -48,7 +48,7 @@ class Reader {
  public:
   explicit Reader(std::vector<char> bytes) : bytes_(std::move(bytes)) {}
   bool Take(void* data, size_t bytes) {
-    if (bytes_.size() - next_ < bytes) return false;
+    if (left() < bytes) return false;
     if (bytes == 0) return true;  // data may be null then.
     std::memcpy(data, bytes_.data() + next_, bytes);
     next_ += bytes;
@@ -60,12 +60,13 @@ class Reader {
   }
   bool Take(std::string& text) {
     uint64_t size = 0;
-    if (!Take(size) || bytes_.size() - next_ < size) return false;
+    if (!Take(size) || left() < size) return false;
     text.assign(bytes_.data() + next_, size);
     next_ += size;
     return true;
   }
   bool AtEnd() const { return next_ == bytes_.size(); }
+  size_t left() const { return bytes_.size() - next_; }
 
  private:
   std::vector<char> bytes_;
@@ -96,7 +97,7 @@ std::optional<StatusOr<MilpResult>> Decode(Reader in) {
   int32_t conclusion = 0;
   uint64_t count = 0;
   if (!in.Take(conclusion) || !in.Take(result.objective) || !in.Take(result.best_bound) ||
-      !in.Take(count) || count > (uint64_t{1} << 40) / sizeof(double)) {
+      !in.Take(count) || count > in.left() / sizeof(double)) {  // Before allocating.
     return std::nullopt;
   }
   result.conclusion = static_cast<MilpConclusion>(conclusion);
