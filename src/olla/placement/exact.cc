@@ -88,10 +88,12 @@ class Searcher {
     open_.assign(n, 0);
     rank_.assign(n, 0);
     crowd_.assign(n, 0);
-    lowest_.assign(sections, INT64_MAX);
-    at_lowest_.assign(sections, 0);
-    touched_.assign(sections, 0);
-    moved_.assign(sections, 0);
+    marked_.assign(sections, 0);
+    witness_.assign(sections, -1);
+    members_.assign(sections, {});
+    unplaced_members_.assign(sections, 0);
+    slot_base_.assign(n, 0);
+    slots_.clear();
     std::vector<int32_t> unplaced;
     for (int32_t b : view_.partition->buffers) {
       // Zero-size buffers take no bytes: they sit at offset 0 from the start.
@@ -101,12 +103,14 @@ class Searcher {
       }
       unplaced.push_back(b);
       const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+      slot_base_[static_cast<size_t>(b)] = static_cast<int64_t>(slots_.size());
       for (int32_t s = range.first; s < range.last; ++s) {
+        std::vector<int32_t>& members = members_[static_cast<size_t>(s)];
+        slots_.push_back(static_cast<int32_t>(members.size()));
+        members.push_back(b);
+        ++unplaced_members_[static_cast<size_t>(s)];
         remaining_[static_cast<size_t>(s)] +=
             problem_.buffers[static_cast<size_t>(b)].size;
-        // Nothing is placed yet: every candidate is 0.
-        lowest_[static_cast<size_t>(s)] = 0;
-        ++at_lowest_[static_cast<size_t>(s)];
         if (s + 1 < range.last) ++spanning_[static_cast<size_t>(s)];
       }
     }
@@ -307,64 +311,49 @@ class Searcher {
     for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
       if (offset_[static_cast<size_t>(other)] >= 0) continue;
       if (candidate_[static_cast<size_t>(other)] < top) {
-        const int64_t was = Candidate(other);
         Set(candidate_, other,
             AlignUp(top, problem_.buffers[static_cast<size_t>(other)].alignment));
-        Touch(other, was);
+        // A section's lowest candidate may have risen wherever `other` lives.
+        if (options_.raise_floors)
+          MarkChanged(view_.sections->of_buffer[static_cast<size_t>(other)]);
       }
       Set(open_, other, open_[static_cast<size_t>(other)] - 1);
     }
     const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+    MarkChanged(range);
     for (int32_t s = range.first; s < range.last; ++s) {
-      if (options_.section_bound) changed_.push_back(s);
       if (floor_[static_cast<size_t>(s)] < top) Set(floor_, s, top);
       Set(remaining_, s, remaining_[static_cast<size_t>(s)] - buffer.size);
       if (s + 1 < range.last) Set(spanning_, s, spanning_[static_cast<size_t>(s)] - 1);
+      RemoveMember(s, b, range.first);
     }
-    Touch(b, Candidate(b));
-    // Only sections where every member at the lowest candidate moved up or left have a
-    // new lowest; the others just count fewer members there.
-    for (int32_t s : touched_list_) {
-      const int64_t left =
-          at_lowest_[static_cast<size_t>(s)] - moved_[static_cast<size_t>(s)];
-      if (left > 0) {
-        Set(at_lowest_, s, left);
-        continue;
-      }
-      int64_t lowest = INT64_MAX;
-      int64_t at_lowest = 0;
-      for (int32_t member : view_.sections->buffers_in[static_cast<size_t>(s)]) {
-        if (offset_[static_cast<size_t>(member)] >= 0) continue;
-        const int64_t candidate = Candidate(member);
-        if (candidate < lowest) {
-          lowest = candidate;
-          at_lowest = 0;
-        }
-        if (candidate == lowest) ++at_lowest;
-      }
-      Set(lowest_, s, lowest);
-      Set(at_lowest_, s, at_lowest);
-      if (options_.section_bound) changed_.push_back(s);
-    }
-    touched_list_.clear();
   }
 
-  // `b` no longer offers candidate `was` (it moved up or was placed): Place counts, per
-  // section where that was the lowest, how many members left the lowest, and settles
-  // each section once (one trail entry per section, not per member).
-  void Touch(int32_t b, int64_t was) {
-    if (!options_.raise_floors) return;
-    const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+  // Records the sections of `range` for the next check, each once per placement.
+  void MarkChanged(SectionRange range) {
+    if (!options_.section_bound) return;
     for (int32_t s = range.first; s < range.last; ++s) {
-      const auto i = static_cast<size_t>(s);
-      if (lowest_[i] != was) continue;
-      if (touched_[i] != stamp_) {
-        touched_[i] = stamp_;
-        moved_[i] = 0;
-        touched_list_.push_back(s);
-      }
-      ++moved_[i];
+      if (marked_[static_cast<size_t>(s)] == stamp_) continue;
+      marked_[static_cast<size_t>(s)] = stamp_;
+      changed_.push_back(s);
     }
+  }
+
+  // Moves placed `b` out of the unplaced front of section `s`'s members (`first` is b's
+  // first section). Only the count is on the trail: undoing removals in reverse order
+  // brings each buffer back into the front, wherever the swaps left it.
+  void RemoveMember(int32_t s, int32_t b, int32_t first) {
+    std::vector<int32_t>& members = members_[static_cast<size_t>(s)];
+    const int64_t last = unplaced_members_[static_cast<size_t>(s)] - 1;
+    int32_t& slot = Slot(b, s, first);
+    const int32_t moved = members[static_cast<size_t>(last)];
+    Slot(moved, s, view_.sections->of_buffer[static_cast<size_t>(moved)].first) = slot;
+    std::swap(members[static_cast<size_t>(slot)], members[static_cast<size_t>(last)]);
+    slot = static_cast<int32_t>(last);
+    Set(unplaced_members_, s, last);
+  }
+  int32_t& Slot(int32_t b, int32_t s, int32_t first) {
+    return slots_[static_cast<size_t>(slot_base_[static_cast<size_t>(b)] + s - first)];
   }
 
   // Cross-section sums: every unplaced buffer of a section goes at or above the last
@@ -373,14 +362,31 @@ class Searcher {
   // The search checks every section once, at the start; after that a section can only
   // fail where Place changed it (floor, remaining, lowest candidate) or where the last
   // offset rose above its floor, so only those are checked again.
-  bool SectionFits(int32_t s, int64_t last_offset) const {
-    const int64_t remaining = remaining_[static_cast<size_t>(s)];
+  bool SectionFits(int32_t s, int64_t last_offset) {
+    const auto i = static_cast<size_t>(s);
+    const int64_t remaining = remaining_[i];
     if (remaining == 0) return true;
-    int64_t floor = std::max(floor_[static_cast<size_t>(s)], last_offset);
-    if (options_.raise_floors) floor = std::max(floor, lowest_[static_cast<size_t>(s)]);
-    return floor + remaining <= capacity_;
+    const int64_t limit = capacity_ - remaining;  // The highest floor that fits.
+    if (std::max(floor_[i], last_offset) > limit) return false;
+    if (!options_.raise_floors) return true;
+    // Raised floor: some unplaced member must be able to go at or below the limit.
+    // The member that showed it last time usually still does.
+    const int32_t witness = witness_[i];
+    if (witness >= 0 && offset_[static_cast<size_t>(witness)] < 0 &&
+        Candidate(witness) <= limit) {
+      return true;
+    }
+    const std::vector<int32_t>& members = members_[i];
+    const auto count = static_cast<size_t>(unplaced_members_[i]);
+    for (size_t k = 0; k < count; ++k) {
+      if (Candidate(members[k]) <= limit) {
+        witness_[i] = members[k];
+        return true;
+      }
+    }
+    return false;
   }
-  bool SectionFits(SectionRange range, int64_t last_offset) const {
+  bool SectionFits(SectionRange range, int64_t last_offset) {
     for (int32_t s = range.first; s < range.last; ++s) {
       if (!SectionFits(s, last_offset)) return false;
     }
@@ -425,12 +431,16 @@ class Searcher {
   std::vector<int64_t> open_;       // Unplaced buffers overlapping each buffer.
   std::vector<int64_t> rank_;       // Ties among candidates go to the lower rank.
   std::vector<int64_t> crowd_;      // Rank's scratch.
-  std::vector<int64_t> lowest_;     // Lowest candidate among each section's unplaced.
-  std::vector<int64_t> at_lowest_;  // How many of them are at the lowest candidate.
-  std::vector<int64_t> touched_;    // Place's scratch: the placement that last touched,
-  std::vector<int64_t> moved_;      // and how many members left the lowest in it.
-  std::vector<int32_t> touched_list_;
+  std::vector<int64_t> marked_;  // The placement that last marked each section changed.
   int64_t stamp_ = 0;
+  std::vector<int32_t> witness_;  // Per section: an unplaced member that last showed
+                                  // the raised floor fits (a hint, not on the trail).
+  // Each section's members, the unplaced ones first (a sparse set), so that finding a
+  // section's lowest candidate never walks past placed buffers.
+  std::vector<std::vector<int32_t>> members_;
+  std::vector<int64_t> unplaced_members_;  // How many of members_[s] are unplaced.
+  std::vector<int64_t> slot_base_;         // Where each buffer's slots begin in slots_,
+  std::vector<int32_t> slots_;    // one per section it spans: its place in members_.
   std::vector<int32_t> changed_;  // Sections Place changed since the last check.
   std::vector<Change> trail_;
   int64_t nodes_ = 0;
@@ -441,16 +451,17 @@ PartitionView MakeView(const PlacementProblem& problem, const Sections& sections
                        const Partition& partition) {
   PartitionView view{&problem, &sections, &partition, {}};
   view.overlaps.resize(problem.buffers.size());
+  // Two buffers meet first in the section where the later of them starts: each pair is
+  // found there once, from the buffer that starts in it.
   for (int32_t s = partition.sections.first; s < partition.sections.last; ++s) {
     const auto& live = sections.buffers_in[static_cast<size_t>(s)];
     for (int32_t a : live) {
+      if (sections.of_buffer[static_cast<size_t>(a)].first != s) continue;
       for (int32_t b : live) {
-        // Record each pair once: in the first section both share.
-        const int32_t shared_first =
-            std::max(sections.of_buffer[static_cast<size_t>(a)].first,
-                     sections.of_buffer[static_cast<size_t>(b)].first);
-        if (a != b && shared_first == s)
-          view.overlaps[static_cast<size_t>(a)].push_back(b);
+        if (b == a) continue;
+        view.overlaps[static_cast<size_t>(a)].push_back(b);
+        if (sections.of_buffer[static_cast<size_t>(b)].first != s)
+          view.overlaps[static_cast<size_t>(b)].push_back(a);
       }
     }
   }
