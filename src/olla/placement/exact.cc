@@ -470,13 +470,16 @@ PartitionView MakeView(const PlacementProblem& problem, const Sections& sections
 
 // Searches one partition with every rank order, round robin, doubling the node limit
 // each round; the rank orders of a round run on `threads` threads and the earliest
-// conclusive one wins, so the answer does not depend on the thread count.
+// conclusive one wins, so the answer does not depend on the thread count. The first
+// round allows little more than one dive per order: on real traces some order usually
+// places everything without backtracking (tiny_bert: the third order, in 1,820 nodes
+// for 1,821 buffers), so the others should not spend long before it gets its turn.
 Feasibility SolvePartition(const PartitionView& view, const StaticKeys& keys,
                            int64_t capacity, const ExactOptions& options,
                            Clock::time_point deadline, int64_t& work_left,
                            std::vector<int64_t>& offsets, int64_t& nodes) {
   int64_t limit =
-      std::max<int64_t>(1000, static_cast<int64_t>(view.partition->buffers.size()) * 4);
+      std::max<int64_t>(1000, static_cast<int64_t>(view.partition->buffers.size()) * 5 / 4);
   while (work_left > 0 && Clock::now() < deadline) {
     const int64_t round_limit = std::min(limit, work_left);
     struct Run {
