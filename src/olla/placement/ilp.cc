@@ -4,12 +4,34 @@
 #include <cmath>
 
 #include "olla/placement/greedy.h"
+#include "olla/placement/sections.h"
 
 namespace olla {
 namespace {
 
 bool LivesThroughout(const PlacementBuffer& b, int64_t first, int64_t last) {
   return b.start <= first && b.end >= last;
+}
+
+// The sets of buffers live together that no other such set contains (the maximal
+// cliques of the interval graph): a section's live set is one unless a neighbouring
+// section's contains it, since a buffer live in two sections is live in those between.
+std::vector<std::vector<int32_t>> MaximalLiveSets(const PlacementProblem& problem) {
+  const Sections sections = ComputeSections(problem);
+  auto contains = [](const std::vector<int32_t>& outer,
+                     const std::vector<int32_t>& inner) {
+    return std::includes(outer.begin(), outer.end(), inner.begin(), inner.end());
+  };
+  std::vector<std::vector<int32_t>> sets;
+  for (int32_t s = 0; s < sections.size(); ++s) {
+    const auto& live = sections.buffers_in[static_cast<size_t>(s)];
+    const bool left =
+        s > 0 && contains(sections.buffers_in[static_cast<size_t>(s - 1)], live);
+    const bool right = s + 1 < sections.size() &&
+                       contains(sections.buffers_in[static_cast<size_t>(s + 1)], live);
+    if (!live.empty() && !left && !right) sets.push_back(live);
+  }
+  return sets;
 }
 
 }  // namespace
@@ -80,6 +102,45 @@ Placement IlpPlacer::Place(const PlacementProblem& problem) const {
                           {{offset[j], 1}, {offset[i], -1}, {choice, -upper}}, -kInfinity,
                           -static_cast<double>(c.size));
       pairs.push_back({i, j, choice});
+    }
+  }
+
+  // Stacking: within a set of buffers live together, a buffer rests above the sizes of
+  // every member below it, and the top above its own end and the sizes of every member
+  // above it. With the binaries fractional these only restate the live-bytes bound, but
+  // once branching fixes some of them they lift offsets far more than the pairwise
+  // constraints (which chain one pair at a time), so CBC proves optima it otherwise
+  // does not reach.
+  std::vector<std::vector<int32_t>> choice_of(n, std::vector<int32_t>(n, -1));
+  for (const Pair& p : pairs) choice_of[p.below][p.above] = p.choice;
+  const std::vector<std::vector<int32_t>> live_sets = MaximalLiveSets(problem);
+  for (size_t k = 0; k < live_sets.size(); ++k) {
+    const std::vector<int32_t>& live = live_sets[k];
+    if (live.size() < 3) continue;  // Pairs are covered by their own constraints.
+    for (int32_t i : live) {
+      const auto ui = static_cast<size_t>(i);
+      if (problem.buffers[ui].size == 0) continue;
+      // below(j, i) is y[j][i] when j < i, else 1 - y[i][j].
+      std::vector<MilpTerm> rest = {{offset[ui], 1}};
+      std::vector<MilpTerm> roof = {{top, 1}, {offset[ui], -1}};
+      double rest_lower = 0, roof_lower = static_cast<double>(problem.buffers[ui].size);
+      for (int32_t j : live) {
+        const auto uj = static_cast<size_t>(j);
+        const auto size = static_cast<double>(problem.buffers[uj].size);
+        if (j == i || size == 0) continue;
+        if (j < i) {
+          rest.push_back({choice_of[uj][ui], -size});
+          roof.push_back({choice_of[uj][ui], size});
+          roof_lower += size;
+        } else {
+          rest.push_back({choice_of[ui][uj], size});
+          rest_lower += size;
+          roof.push_back({choice_of[ui][uj], -size});
+        }
+      }
+      const std::string name = problem.buffers[ui].id + "_" + std::to_string(k);
+      model.AddConstraint("rest_" + name, rest, rest_lower, kInfinity);
+      model.AddConstraint("roof_" + name, roof, roof_lower, kInfinity);
     }
   }
 

@@ -6,7 +6,11 @@
 // OLLA: buffers live for the whole problem are stacked at fixed offsets from 0 (without
 // loss: any placement can move them there), the best greedy placement is the MIP start,
 // and the live-bytes bound bounds z from below (CBC stalls far from optimal without
-// it). Size: O(n + pairs) variables and constraints, so it suits small problems.
+// it). Beyond OLLA, stacking constraints per maximal set of buffers live together: each
+// offset lies above the sizes of the members below it, and z above its end plus the
+// sizes of the members above it; they let CBC prove random 30-buffer problems optimal
+// in seconds, where the pairwise model alone did not close 20-buffer ones in 30 s.
+// Size: O(n + pairs + sum of maximal live sets squared), so it suits small problems.
 #pragma once
 
 #include <functional>
