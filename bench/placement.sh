@@ -85,5 +85,25 @@ row() {  # row FILE EXTRA_FLAGS...
   done
   echo
   echo "All 11 together: $(printf '%.1f' "$total") s."
+  echo
+  echo "## The location ILP on random problems (bench/random_placement.py, seeds 1-10)"
+  echo
+  echo "| buffers | proven optimal | slowest proof, s | ILP better than greedy |"
+  echo "|---|---|---|---|"
+  scratch=$(mktemp -d)
+  for buffers in 10 20 30 40; do
+    optimal=0 slowest=0 improved=0
+    for seed in $(seq 1 10); do
+      python3 bench/random_placement.py "$buffers" "$seed" > "$scratch/random.csv"
+      json=$("$olla" place "$scratch/random.csv" --method ilp --time-limit "$limit" --json)
+      if [ "$(echo "$json" | field optimal)" = "True" ]; then
+        optimal=$((optimal + 1))
+        slowest=$(python3 -c "print(max($slowest, $(echo "$json" | field seconds)))")
+      fi
+      [ "$(echo "$json" | field method)" = "ilp" ] && improved=$((improved + 1))
+    done
+    echo "| $buffers | $optimal/10 | $(printf '%.2f' "$slowest") | $improved/10 |"
+  done
+  rm -rf "$scratch"
 } > "$out"
 cat "$out"

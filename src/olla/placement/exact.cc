@@ -1,6 +1,7 @@
 #include "olla/placement/exact.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <numeric>
 #include <thread>
@@ -63,6 +64,36 @@ struct StaticKeys {
   }
 };
 
+// The largest of `values` over any range of sections within `range`, in O(1) per query
+// after O(k log k) for k sections (a sparse table): crowds for every buffer of a part
+// cost that instead of the sum of their spans.
+class SectionMaxima {
+ public:
+  SectionMaxima(const std::vector<int64_t>& values, SectionRange range)
+      : first_(range.first) {
+    const auto k = static_cast<size_t>(range.last - range.first);
+    levels_.emplace_back(values.begin() + range.first, values.begin() + range.last);
+    for (size_t width = 2; width <= k; width *= 2) {
+      const std::vector<int64_t>& below = levels_.back();
+      std::vector<int64_t> level(k - width + 1);
+      for (size_t i = 0; i < level.size(); ++i)
+        level[i] = std::max(below[i], below[i + width / 2]);
+      levels_.push_back(std::move(level));
+    }
+  }
+  int64_t Max(SectionRange range) const {
+    const auto lo = static_cast<size_t>(range.first - first_);
+    const auto k = static_cast<size_t>(range.last - range.first);
+    const auto level = static_cast<size_t>(std::bit_width(k) - 1);
+    const std::vector<int64_t>& values = levels_[level];
+    return std::max(values[lo], values[lo + k - (size_t{1} << level)]);
+  }
+
+ private:
+  int32_t first_;
+  std::vector<std::vector<int64_t>> levels_;  // levels_[j][i]: max of 2^j from i.
+};
+
 class Searcher {
  public:
   Searcher(const PartitionView& view, const RankRule& rule, const StaticKeys& keys,
@@ -90,6 +121,9 @@ class Searcher {
     crowd_.assign(n, 0);
     marked_.assign(sections, 0);
     witness_.assign(sections, -1);
+    witnessed_.assign(n, {});
+    witness_pushes_.clear();
+    placed_.clear();
     members_.assign(sections, {});
     unplaced_members_.assign(sections, 0);
     slot_base_.assign(n, 0);
@@ -123,7 +157,7 @@ class Searcher {
     if (options_.section_bound && !SectionFits(view_.partition->sections, 0)) {
       return Outcome::kExhausted;  // Some stretch holds more than the capacity.
     }
-    Rank(unplaced);
+    Rank(unplaced, view_.partition->sections);
     if (Search(unplaced, view_.partition->sections, 0, -1)) {
       for (int32_t b : view_.partition->buffers) {
         offsets[static_cast<size_t>(b)] = offset_[static_cast<size_t>(b)];
@@ -136,98 +170,111 @@ class Searcher {
   int64_t nodes() const { return nodes_; }
 
  private:
-  // Every change to the search state goes through Set, which records the old value on
-  // a trail; UndoTo(mark) restores everything changed since the mark. (The state's
+  // Undo: what Place counts up or down (sizes and buffers per section, overlapping
+  // unplaced buffers) Unplace counts back; every other change (candidates, floors,
+  // ranks) goes through Set, which records the old value on a trail. UndoTo(mark)
+  // restores the trail and unplaces the buffers placed since the mark. (The state's
   // vectors are sized once in Run, so the recorded slots stay valid.)
   struct Change {
     int64_t* slot;
     int64_t old_value;
+  };
+  struct Mark {
+    size_t trail;
+    size_t placed;
+    size_t witness_pushes;
   };
   void Set(std::vector<int64_t>& state, int32_t index, int64_t value) {
     int64_t& slot = state[static_cast<size_t>(index)];
     trail_.push_back({&slot, slot});
     slot = value;
   }
-  void UndoTo(size_t mark) {
-    while (trail_.size() > mark) {
+  Mark MarkNow() const { return {trail_.size(), placed_.size(), witness_pushes_.size()}; }
+  void UndoTo(Mark mark) {
+    while (trail_.size() > mark.trail) {
       *trail_.back().slot = trail_.back().old_value;
       trail_.pop_back();
+    }
+    while (placed_.size() > mark.placed) {
+      Unplace(placed_.back());
+      placed_.pop_back();
+    }
+    while (witness_pushes_.size() > mark.witness_pushes) {
+      witnessed_[static_cast<size_t>(witness_pushes_.back())].pop_back();
+      witness_pushes_.pop_back();
     }
   }
 
   int64_t Candidate(int32_t b) const { return candidate_[static_cast<size_t>(b)]; }
 
-  // True when the unplaced buffers among `buffers`, which live only in `range`, can all
-  // be placed under the current state; the placement is then left in the state.
+  struct Choice {
+    int64_t offset;
+    int64_t rank;
+    int32_t buffer;
+
+    // Canonical order: by offset, ties by rank.
+    bool Before(const Choice& other) const {
+      return offset != other.offset ? offset < other.offset : rank < other.rank;
+    }
+  };
+
+  // True when the unplaced buffers among `buffers` (placed ones are skipped), which
+  // live only in `range`, can all be placed under the current state; the placement is
+  // then left in the state.
   bool Search(const std::vector<int32_t>& buffers, SectionRange range,
               int64_t last_offset, int64_t last_rank) {
     // A buffer that no unplaced buffer overlaps any more ("hatless") has its final
     // offset: nothing can rise under it or rest on it. Place it now, outside the
-    // branching.
-    std::vector<int32_t> unplaced;
-    unplaced.reserve(buffers.size());
+    // branching. (Placing it moves no other buffer's candidate.)
+    int64_t min_top = INT64_MAX;
     for (int32_t b : buffers) {
       if (offset_[static_cast<size_t>(b)] >= 0) continue;
-      if (!options_.place_hatless || open_[static_cast<size_t>(b)] > 0) {
-        unplaced.push_back(b);
-        continue;
+      const int64_t top = Candidate(b) + problem_.buffers[static_cast<size_t>(b)].size;
+      if (top > capacity_) return false;  // Candidates only grow: it can never fit.
+      if (options_.place_hatless && open_[static_cast<size_t>(b)] == 0) {
+        Place(b, Candidate(b));
+      } else {
+        min_top = std::min(min_top, top);
       }
-      const int64_t offset = Candidate(b);
-      if (offset + problem_.buffers[static_cast<size_t>(b)].size > capacity_)
-        return false;
-      Place(b, offset);
     }
-    if (unplaced.empty()) return true;
+    if (min_top == INT64_MAX) return true;  // Nothing left to branch on.
     if (options_.section_bound && !ChangedSectionsFit(last_offset)) return false;
     if (++nodes_ > node_limit_ || ((nodes_ & 1023) == 0 && Clock::now() > deadline_)) {
       aborted_ = true;
       return false;
     }
-    struct Choice {
-      int64_t offset;
-      int64_t rank;
-      int32_t buffer;
-    };
-    int64_t min_top = INT64_MAX;
-    for (int32_t b : unplaced) {
-      const int64_t top = Candidate(b) + problem_.buffers[static_cast<size_t>(b)].size;
-      if (top > capacity_) return false;  // Candidates only grow: it can never fit.
-      min_top = std::min(min_top, top);
-    }
-    std::vector<Choice> choices;
-    for (int32_t b : unplaced) {
-      const Choice choice{Candidate(b), rank_[static_cast<size_t>(b)], b};
-      if (options_.canonical_order &&
-          (choice.offset < last_offset ||
-           (choice.offset == last_offset && choice.rank < last_rank))) {
-        continue;
-      }
-      // Another buffer would fit entirely below this one: placing it first is as good.
-      if (options_.dominance && choice.offset >= min_top) continue;
-      choices.push_back(choice);
-    }
-    std::sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& c) {
-      return a.offset != c.offset ? a.offset < c.offset : a.rank < c.rank;
-    });
     // The sections Place leaves alone passed at this node; a child adds its offset.
     const int64_t fullest = options_.section_bound ? FullestSection(range) : 0;
-    for (const Choice& choice : choices) {
-      const size_t mark = trail_.size();
-      Place(choice.buffer, choice.offset);
-      if (ChildFits(range, choice.offset, fullest) &&
-          SearchRest(unplaced, range, choice)) {
+    // The choices are taken in canonical order one at a time, each by a scan: a dive
+    // rarely tries more than the first, so sorting them all would cost more.
+    Choice tried{INT64_MIN, INT64_MIN, -1};
+    while (true) {
+      Choice next{INT64_MAX, INT64_MAX, -1};
+      for (int32_t b : buffers) {
+        if (offset_[static_cast<size_t>(b)] >= 0) continue;
+        const Choice choice{Candidate(b), rank_[static_cast<size_t>(b)], b};
+        if (options_.canonical_order && choice.Before({last_offset, last_rank, -1}))
+          continue;
+        // Another buffer would fit entirely below this one: placing it first is as good.
+        if (options_.dominance && choice.offset >= min_top) continue;
+        if (tried.Before(choice) && choice.Before(next)) next = choice;
+      }
+      if (next.buffer < 0) return false;
+      const Mark mark = MarkNow();
+      Place(next.buffer, next.offset);
+      if (ChildFits(range, next.offset, fullest) && SearchRest(buffers, range, next)) {
         return true;
       }
       UndoTo(mark);
       if (aborted_) return false;
+      tried = next;
     }
-    return false;
   }
 
   // After placing `choice.buffer`: the rest of `buffers` as one search, or, where no
   // unplaced buffer crosses some boundary any more, as independent searches of the parts.
   bool SearchRest(const std::vector<int32_t>& buffers, SectionRange range,
-                  const auto& choice) {
+                  const Choice& choice) {
     std::vector<int32_t> cuts;  // Sections that start a new part.
     if (options_.decompose) {
       const SectionRange placed =
@@ -250,21 +297,19 @@ class Searcher {
     }
     for (size_t p = 0; p < parts.size(); ++p) {
       // Independent parts restart the canonical order: their buffers never meet.
-      Rank(parts[p]);
+      Rank(parts[p], {cuts[p], cuts[p + 1]});
       if (!Search(parts[p], {cuts[p], cuts[p + 1]}, 0, -1)) return false;
     }
     return true;
   }
 
-  // Ranks `buffers` (all unplaced) by the rule, their crowds taken from what is unplaced
-  // now.
-  void Rank(std::vector<int32_t> buffers) {
+  // Ranks `buffers` (all unplaced, living in `range`) by the rule, their crowds taken
+  // from what is unplaced now.
+  void Rank(std::vector<int32_t> buffers, SectionRange range) {
+    const SectionMaxima fullest(remaining_, range);
     for (int32_t b : buffers) {
-      const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
-      int64_t crowd = 0;
-      for (int32_t s = range.first; s < range.last; ++s)
-        crowd = std::max(crowd, remaining_[static_cast<size_t>(s)]);
-      crowd_[static_cast<size_t>(b)] = crowd;
+      crowd_[static_cast<size_t>(b)] =
+          fullest.Max(view_.sections->of_buffer[static_cast<size_t>(b)]);
     }
     std::vector<const std::vector<int64_t>*> columns;
     for (RankKey k : rule_) columns.push_back(&KeyValues(k));
@@ -306,51 +351,82 @@ class Searcher {
   void Place(int32_t b, int64_t offset) {
     const PlacementBuffer& buffer = problem_.buffers[static_cast<size_t>(b)];
     const int64_t top = offset + buffer.size;
-    Set(offset_, b, offset);
+    offset_[static_cast<size_t>(b)] = offset;
+    placed_.push_back(b);
     ++stamp_;
     for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
-      if (offset_[static_cast<size_t>(other)] >= 0) continue;
-      if (candidate_[static_cast<size_t>(other)] < top) {
-        Set(candidate_, other,
-            AlignUp(top, problem_.buffers[static_cast<size_t>(other)].alignment));
-        // A section's lowest candidate may have risen wherever `other` lives.
-        if (options_.raise_floors)
-          MarkChanged(view_.sections->of_buffer[static_cast<size_t>(other)]);
-      }
-      Set(open_, other, open_[static_cast<size_t>(other)] - 1);
+      const auto o = static_cast<size_t>(other);
+      if (offset_[o] >= 0) continue;
+      --open_[o];
+      if (candidate_[o] >= top) continue;
+      Set(candidate_, other, AlignUp(top, problem_.buffers[o].alignment));
+      // Sections that relied on `other` to fit must find another witness.
+      if (options_.raise_floors) MarkWitnessed(other);
     }
     const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
     MarkChanged(range);
     for (int32_t s = range.first; s < range.last; ++s) {
-      if (floor_[static_cast<size_t>(s)] < top) Set(floor_, s, top);
-      Set(remaining_, s, remaining_[static_cast<size_t>(s)] - buffer.size);
-      if (s + 1 < range.last) Set(spanning_, s, spanning_[static_cast<size_t>(s)] - 1);
+      const auto i = static_cast<size_t>(s);
+      // With raised floors the lowest candidate of a section is never below its floor
+      // (every unplaced member overlaps every placed one), so floors are kept only
+      // without them.
+      if (!options_.raise_floors && floor_[i] < top) Set(floor_, s, top);
+      remaining_[i] -= buffer.size;
+      if (s + 1 < range.last) --spanning_[i];
       RemoveMember(s, b, range.first);
     }
+  }
+
+  // Reverses Place's arithmetic (the trail restores the rest). Buffers come off in the
+  // reverse order of their placement.
+  void Unplace(int32_t b) {
+    const PlacementBuffer& buffer = problem_.buffers[static_cast<size_t>(b)];
+    const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+    for (int32_t s = range.first; s < range.last; ++s) {
+      const auto i = static_cast<size_t>(s);
+      remaining_[i] += buffer.size;
+      if (s + 1 < range.last) ++spanning_[i];
+      ++unplaced_members_[i];  // b is right behind the unplaced front.
+    }
+    for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
+      if (offset_[static_cast<size_t>(other)] < 0) ++open_[static_cast<size_t>(other)];
+    }
+    offset_[static_cast<size_t>(b)] = -1;
   }
 
   // Records the sections of `range` for the next check, each once per placement.
   void MarkChanged(SectionRange range) {
     if (!options_.section_bound) return;
-    for (int32_t s = range.first; s < range.last; ++s) {
-      if (marked_[static_cast<size_t>(s)] == stamp_) continue;
-      marked_[static_cast<size_t>(s)] = stamp_;
-      changed_.push_back(s);
+    for (int32_t s = range.first; s < range.last; ++s) MarkChanged(s);
+  }
+  void MarkChanged(int32_t s) {
+    if (marked_[static_cast<size_t>(s)] == stamp_) return;
+    marked_[static_cast<size_t>(s)] = stamp_;
+    changed_.push_back(s);
+  }
+  // Marks the sections whose raised floor `b` witnesses.
+  void MarkWitnessed(int32_t b) {
+    for (int32_t s : witnessed_[static_cast<size_t>(b)]) {
+      if (witness_[static_cast<size_t>(s)] == b) MarkChanged(s);
     }
+  }
+  void SetWitness(int32_t s, int32_t b) {
+    Set(witness_, s, b);
+    witnessed_[static_cast<size_t>(b)].push_back(s);
+    witness_pushes_.push_back(b);
   }
 
   // Moves placed `b` out of the unplaced front of section `s`'s members (`first` is b's
-  // first section). Only the count is on the trail: undoing removals in reverse order
-  // brings each buffer back into the front, wherever the swaps left it.
+  // first section). Unplace only grows the front again: undoing removals in reverse
+  // order brings each buffer back into it, wherever the swaps left it.
   void RemoveMember(int32_t s, int32_t b, int32_t first) {
     std::vector<int32_t>& members = members_[static_cast<size_t>(s)];
-    const int64_t last = unplaced_members_[static_cast<size_t>(s)] - 1;
+    const int64_t last = --unplaced_members_[static_cast<size_t>(s)];
     int32_t& slot = Slot(b, s, first);
     const int32_t moved = members[static_cast<size_t>(last)];
     Slot(moved, s, view_.sections->of_buffer[static_cast<size_t>(moved)].first) = slot;
     std::swap(members[static_cast<size_t>(slot)], members[static_cast<size_t>(last)]);
     slot = static_cast<int32_t>(last);
-    Set(unplaced_members_, s, last);
   }
   int32_t& Slot(int32_t b, int32_t s, int32_t first) {
     return slots_[static_cast<size_t>(slot_base_[static_cast<size_t>(b)] + s - first)];
@@ -367,20 +443,21 @@ class Searcher {
     const int64_t remaining = remaining_[i];
     if (remaining == 0) return true;
     const int64_t limit = capacity_ - remaining;  // The highest floor that fits.
-    if (std::max(floor_[i], last_offset) > limit) return false;
-    if (!options_.raise_floors) return true;
+    if (last_offset > limit) return false;
+    if (!options_.raise_floors) return floor_[i] <= limit;
     // Raised floor: some unplaced member must be able to go at or below the limit.
-    // The member that showed it last time usually still does.
-    const int32_t witness = witness_[i];
+    // Its witness still shows it unless it moved up or was placed, and then Place
+    // marked the section (MarkWitnessed, MarkChanged).
+    const int64_t witness = witness_[i];
     if (witness >= 0 && offset_[static_cast<size_t>(witness)] < 0 &&
-        Candidate(witness) <= limit) {
+        Candidate(static_cast<int32_t>(witness)) <= limit) {
       return true;
     }
     const std::vector<int32_t>& members = members_[i];
     const auto count = static_cast<size_t>(unplaced_members_[i]);
     for (size_t k = 0; k < count; ++k) {
       if (Candidate(members[k]) <= limit) {
-        witness_[i] = members[k];
+        SetWitness(s, members[k]);
         return true;
       }
     }
@@ -425,7 +502,8 @@ class Searcher {
   std::vector<int64_t> offset_;  // -1 while unplaced.
   // The lowest aligned offset at or above every placed buffer each one overlaps.
   std::vector<int64_t> candidate_;
-  std::vector<int64_t> floor_;      // Highest top placed in each section.
+  std::vector<int64_t> floor_;      // Highest top placed in each section (kept only
+                                    // without raised floors).
   std::vector<int64_t> remaining_;  // Sizes still to place in each section.
   std::vector<int64_t> spanning_;   // Unplaced buffers crossing each section's end.
   std::vector<int64_t> open_;       // Unplaced buffers overlapping each buffer.
@@ -433,8 +511,14 @@ class Searcher {
   std::vector<int64_t> crowd_;      // Rank's scratch.
   std::vector<int64_t> marked_;  // The placement that last marked each section changed.
   int64_t stamp_ = 0;
-  std::vector<int32_t> witness_;  // Per section: an unplaced member that last showed
-                                  // the raised floor fits (a hint, not on the trail).
+  // Per section: an unplaced member that showed the raised floor fits (-1 before the
+  // first check); per buffer, the sections it was made witness of (entries whose
+  // witness changed since stay: MarkWitnessed skips them). Both follow undo: the
+  // witness through the trail, the lists through witness_pushes_.
+  std::vector<int64_t> witness_;
+  std::vector<std::vector<int32_t>> witnessed_;
+  std::vector<int32_t> witness_pushes_;  // The buffer of each push, in order.
+  std::vector<int32_t> placed_;          // In placement order.
   // Each section's members, the unplaced ones first (a sparse set), so that finding a
   // section's lowest candidate never walks past placed buffers.
   std::vector<std::vector<int32_t>> members_;
@@ -478,8 +562,8 @@ Feasibility SolvePartition(const PartitionView& view, const StaticKeys& keys,
                            int64_t capacity, const ExactOptions& options,
                            Clock::time_point deadline, int64_t& work_left,
                            std::vector<int64_t>& offsets, int64_t& nodes) {
-  int64_t limit =
-      std::max<int64_t>(1000, static_cast<int64_t>(view.partition->buffers.size()) * 5 / 4);
+  int64_t limit = std::max<int64_t>(
+      1000, static_cast<int64_t>(view.partition->buffers.size()) * 5 / 4);
   while (work_left > 0 && Clock::now() < deadline) {
     const int64_t round_limit = std::min(limit, work_left);
     struct Run {
