@@ -36,5 +36,16 @@ TEST(SectionsTest, SplitsIntoPartitionsWhereNoBufferCrosses) {
   EXPECT_THAT(sections.partitions[2].buffers, ElementsAre(3));
 }
 
+TEST(SectionsTest, CountsSpansWithoutBuildingSections) {
+  // Sections [0,2) [2,4) [4,6) [6,8) [8,10) [10,12): spans 2, 2, 1, 1.
+  const PlacementProblem problem{
+      {Buffer(0, 4), Buffer(2, 6), Buffer(6, 8), Buffer(10, 12)}};
+  EXPECT_EQ(CountSectionSpans(problem), 6);
+  int64_t built = 0;
+  for (const SectionRange& range : ComputeSections(problem).of_buffer)
+    built += range.last - range.first;
+  EXPECT_EQ(CountSectionSpans(problem), built);
+}
+
 }  // namespace
 }  // namespace olla

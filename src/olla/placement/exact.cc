@@ -16,14 +16,6 @@ using Clock = std::chrono::steady_clock;
 
 enum class Outcome { kFound, kExhausted, kAborted };
 
-// The shared, read-only view of one partition.
-struct PartitionView {
-  const PlacementProblem* problem;
-  const Sections* sections;
-  const Partition* partition;
-  std::vector<std::vector<int32_t>> overlaps;  // Per buffer: partition buffers it meets.
-};
-
 // What orders buffers whose candidate offsets tie: a rule compares buffers by its keys
 // in turn, larger first, then by id. The crowd of a buffer is the largest sum of
 // unplaced sizes in a stretch it lives through: the most crowded stretches are the most
@@ -64,6 +56,45 @@ struct StaticKeys {
   }
 };
 
+// What every search of one problem shares, built once per Place or FitUnderCapacity.
+struct SearchSpace {
+  SearchSpace(const PlacementProblem& of, bool decompose)
+      : problem(of),
+        sections(ComputeSections(of)),
+        partitions(sections.partitions),
+        keys(of, sections),
+        overlaps(of.buffers.size()) {
+    if (!decompose && !partitions.empty()) {
+      Partition whole{
+          {partitions.front().sections.first, partitions.back().sections.last}, {}};
+      for (const Partition& p : partitions)
+        whole.buffers.insert(whole.buffers.end(), p.buffers.begin(), p.buffers.end());
+      std::sort(whole.buffers.begin(), whole.buffers.end());
+      partitions = {whole};
+    }
+    // Two buffers meet first in the section where the later of them starts: each pair
+    // is found there once, from the buffer that starts in it.
+    for (int32_t s = 0; s < sections.size(); ++s) {
+      const auto& live = sections.buffers_in[static_cast<size_t>(s)];
+      for (int32_t a : live) {
+        if (sections.of_buffer[static_cast<size_t>(a)].first != s) continue;
+        for (int32_t b : live) {
+          if (b == a) continue;
+          overlaps[static_cast<size_t>(a)].push_back(b);
+          if (sections.of_buffer[static_cast<size_t>(b)].first != s)
+            overlaps[static_cast<size_t>(b)].push_back(a);
+        }
+      }
+    }
+  }
+
+  const PlacementProblem& problem;
+  Sections sections;
+  std::vector<Partition> partitions;  // One, the whole problem, without decomposition.
+  StaticKeys keys;
+  std::vector<std::vector<int32_t>> overlaps;  // Per buffer: the buffers it meets.
+};
+
 // The largest of `values` over any range of sections within `range`, in O(1) per query
 // after O(k log k) for k sections (a sparse table): crowds for every buffer of a part
 // cost that instead of the sum of their spans.
@@ -96,13 +127,14 @@ class SectionMaxima {
 
 class Searcher {
  public:
-  Searcher(const PartitionView& view, const RankRule& rule, const StaticKeys& keys,
+  Searcher(const SearchSpace& space, const Partition& partition, const RankRule& rule,
            int64_t capacity, const ExactOptions& options, int64_t node_limit,
            Clock::time_point deadline)
-      : view_(view),
-        problem_(*view.problem),
+      : space_(space),
+        partition_(partition),
+        problem_(space.problem),
         rule_(rule),
-        keys_(keys),
+        keys_(space.keys),
         capacity_(capacity),
         options_(options),
         node_limit_(node_limit),
@@ -110,7 +142,7 @@ class Searcher {
 
   Outcome Run(std::vector<int64_t>& offsets) {
     const auto n = static_cast<size_t>(problem_.size());
-    const auto sections = static_cast<size_t>(view_.sections->size());
+    const auto sections = static_cast<size_t>(space_.sections.size());
     offset_.assign(n, -1);
     candidate_.assign(n, 0);
     floor_.assign(sections, 0);
@@ -129,14 +161,14 @@ class Searcher {
     slot_base_.assign(n, 0);
     slots_.clear();
     std::vector<int32_t> unplaced;
-    for (int32_t b : view_.partition->buffers) {
+    for (int32_t b : partition_.buffers) {
       // Zero-size buffers take no bytes: they sit at offset 0 from the start.
       if (problem_.buffers[static_cast<size_t>(b)].size == 0) {
         offset_[static_cast<size_t>(b)] = 0;
         continue;
       }
       unplaced.push_back(b);
-      const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+      const SectionRange range = space_.sections.of_buffer[static_cast<size_t>(b)];
       slot_base_[static_cast<size_t>(b)] = static_cast<int64_t>(slots_.size());
       for (int32_t s = range.first; s < range.last; ++s) {
         std::vector<int32_t>& members = members_[static_cast<size_t>(s)];
@@ -149,17 +181,17 @@ class Searcher {
       }
     }
     for (int32_t b : unplaced) {
-      for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
+      for (int32_t other : space_.overlaps[static_cast<size_t>(b)]) {
         if (problem_.buffers[static_cast<size_t>(other)].size > 0)
           ++open_[static_cast<size_t>(b)];
       }
     }
-    if (options_.section_bound && !SectionFits(view_.partition->sections, 0)) {
+    if (options_.section_bound && !SectionFits(partition_.sections, 0)) {
       return Outcome::kExhausted;  // Some stretch holds more than the capacity.
     }
-    Rank(unplaced, view_.partition->sections);
-    if (Search(unplaced, view_.partition->sections, 0, -1)) {
-      for (int32_t b : view_.partition->buffers) {
+    Rank(unplaced, partition_.sections);
+    if (Search(unplaced, partition_.sections, 0, -1)) {
+      for (int32_t b : partition_.buffers) {
         offsets[static_cast<size_t>(b)] = offset_[static_cast<size_t>(b)];
       }
       return Outcome::kFound;
@@ -239,7 +271,9 @@ class Searcher {
     }
     if (min_top == INT64_MAX) return true;  // Nothing left to branch on.
     if (options_.section_bound && !ChangedSectionsFit(last_offset)) return false;
-    if (++nodes_ > node_limit_ || ((nodes_ & 1023) == 0 && Clock::now() > deadline_)) {
+    // The clock is read every 64 nodes: on large traces a node takes up to a
+    // millisecond.
+    if (++nodes_ > node_limit_ || ((nodes_ & 63) == 0 && Clock::now() > deadline_)) {
       aborted_ = true;
       return false;
     }
@@ -278,7 +312,7 @@ class Searcher {
     std::vector<int32_t> cuts;  // Sections that start a new part.
     if (options_.decompose) {
       const SectionRange placed =
-          view_.sections->of_buffer[static_cast<size_t>(choice.buffer)];
+          space_.sections.of_buffer[static_cast<size_t>(choice.buffer)];
       for (int32_t s = placed.first; s + 1 < placed.last; ++s) {
         if (spanning_[static_cast<size_t>(s)] == 0) cuts.push_back(s + 1);
       }
@@ -290,7 +324,7 @@ class Searcher {
     std::vector<std::vector<int32_t>> parts(cuts.size() - 1);
     for (int32_t b : buffers) {
       if (offset_[static_cast<size_t>(b)] >= 0) continue;
-      const int32_t first = view_.sections->of_buffer[static_cast<size_t>(b)].first;
+      const int32_t first = space_.sections.of_buffer[static_cast<size_t>(b)].first;
       const auto part =
           std::upper_bound(cuts.begin(), cuts.end(), first) - cuts.begin() - 1;
       parts[static_cast<size_t>(part)].push_back(b);
@@ -309,7 +343,7 @@ class Searcher {
     const SectionMaxima fullest(remaining_, range);
     for (int32_t b : buffers) {
       crowd_[static_cast<size_t>(b)] =
-          fullest.Max(view_.sections->of_buffer[static_cast<size_t>(b)]);
+          fullest.Max(space_.sections.of_buffer[static_cast<size_t>(b)]);
     }
     std::vector<const std::vector<int64_t>*> columns;
     for (RankKey k : rule_) columns.push_back(&KeyValues(k));
@@ -354,7 +388,7 @@ class Searcher {
     offset_[static_cast<size_t>(b)] = offset;
     placed_.push_back(b);
     ++stamp_;
-    for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
+    for (int32_t other : space_.overlaps[static_cast<size_t>(b)]) {
       const auto o = static_cast<size_t>(other);
       if (offset_[o] >= 0) continue;
       --open_[o];
@@ -363,7 +397,7 @@ class Searcher {
       // Sections that relied on `other` to fit must find another witness.
       if (options_.raise_floors) MarkWitnessed(other);
     }
-    const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+    const SectionRange range = space_.sections.of_buffer[static_cast<size_t>(b)];
     MarkChanged(range);
     for (int32_t s = range.first; s < range.last; ++s) {
       const auto i = static_cast<size_t>(s);
@@ -381,14 +415,14 @@ class Searcher {
   // reverse order of their placement.
   void Unplace(int32_t b) {
     const PlacementBuffer& buffer = problem_.buffers[static_cast<size_t>(b)];
-    const SectionRange range = view_.sections->of_buffer[static_cast<size_t>(b)];
+    const SectionRange range = space_.sections.of_buffer[static_cast<size_t>(b)];
     for (int32_t s = range.first; s < range.last; ++s) {
       const auto i = static_cast<size_t>(s);
       remaining_[i] += buffer.size;
       if (s + 1 < range.last) ++spanning_[i];
       ++unplaced_members_[i];  // b is right behind the unplaced front.
     }
-    for (int32_t other : view_.overlaps[static_cast<size_t>(b)]) {
+    for (int32_t other : space_.overlaps[static_cast<size_t>(b)]) {
       if (offset_[static_cast<size_t>(other)] < 0) ++open_[static_cast<size_t>(other)];
     }
     offset_[static_cast<size_t>(b)] = -1;
@@ -424,7 +458,7 @@ class Searcher {
     const int64_t last = --unplaced_members_[static_cast<size_t>(s)];
     int32_t& slot = Slot(b, s, first);
     const int32_t moved = members[static_cast<size_t>(last)];
-    Slot(moved, s, view_.sections->of_buffer[static_cast<size_t>(moved)].first) = slot;
+    Slot(moved, s, space_.sections.of_buffer[static_cast<size_t>(moved)].first) = slot;
     std::swap(members[static_cast<size_t>(slot)], members[static_cast<size_t>(last)]);
     slot = static_cast<int32_t>(last);
   }
@@ -490,7 +524,8 @@ class Searcher {
     return fullest;
   }
 
-  const PartitionView& view_;
+  const SearchSpace& space_;
+  const Partition& partition_;
   const PlacementProblem& problem_;
   const RankRule& rule_;
   const StaticKeys& keys_;
@@ -531,39 +566,18 @@ class Searcher {
   bool aborted_ = false;
 };
 
-PartitionView MakeView(const PlacementProblem& problem, const Sections& sections,
-                       const Partition& partition) {
-  PartitionView view{&problem, &sections, &partition, {}};
-  view.overlaps.resize(problem.buffers.size());
-  // Two buffers meet first in the section where the later of them starts: each pair is
-  // found there once, from the buffer that starts in it.
-  for (int32_t s = partition.sections.first; s < partition.sections.last; ++s) {
-    const auto& live = sections.buffers_in[static_cast<size_t>(s)];
-    for (int32_t a : live) {
-      if (sections.of_buffer[static_cast<size_t>(a)].first != s) continue;
-      for (int32_t b : live) {
-        if (b == a) continue;
-        view.overlaps[static_cast<size_t>(a)].push_back(b);
-        if (sections.of_buffer[static_cast<size_t>(b)].first != s)
-          view.overlaps[static_cast<size_t>(b)].push_back(a);
-      }
-    }
-  }
-  return view;
-}
-
 // Searches one partition with every rank order, round robin, doubling the node limit
 // each round; the rank orders of a round run on `threads` threads and the earliest
 // conclusive one wins, so the answer does not depend on the thread count. The first
 // round allows little more than one dive per order: on real traces some order usually
 // places everything without backtracking (tiny_bert: the third order, in 1,820 nodes
 // for 1,821 buffers), so the others should not spend long before it gets its turn.
-Feasibility SolvePartition(const PartitionView& view, const StaticKeys& keys,
+Feasibility SolvePartition(const SearchSpace& space, const Partition& partition,
                            int64_t capacity, const ExactOptions& options,
                            Clock::time_point deadline, int64_t& work_left,
                            std::vector<int64_t>& offsets, int64_t& nodes) {
-  int64_t limit = std::max<int64_t>(
-      1000, static_cast<int64_t>(view.partition->buffers.size()) * 5 / 4);
+  int64_t limit =
+      std::max<int64_t>(1000, static_cast<int64_t>(partition.buffers.size()) * 5 / 4);
   while (work_left > 0 && Clock::now() < deadline) {
     const int64_t round_limit = std::min(limit, work_left);
     struct Run {
@@ -572,13 +586,13 @@ Feasibility SolvePartition(const PartitionView& view, const StaticKeys& keys,
       int64_t nodes = 0;
     };
     std::vector<Run> runs(kRankRules.size());
-    for (size_t first = 0; first < kRankRules.size();
+    for (size_t first = 0; first < kRankRules.size() && Clock::now() < deadline;
          first += static_cast<size_t>(options.threads)) {
       const size_t last =
           std::min(kRankRules.size(), first + static_cast<size_t>(options.threads));
       auto run = [&](size_t r) {
         runs[r].offsets = offsets;
-        Searcher searcher(view, kRankRules[r], keys, capacity, options, round_limit,
+        Searcher searcher(space, partition, kRankRules[r], capacity, options, round_limit,
                           deadline);
         runs[r].outcome = searcher.Run(runs[r].offsets);
         runs[r].nodes = searcher.nodes();
@@ -604,27 +618,14 @@ Feasibility SolvePartition(const PartitionView& view, const StaticKeys& keys,
   return Feasibility::kUnknown;
 }
 
-CapacitySearch FitUntil(const PlacementProblem& problem, int64_t capacity,
+CapacitySearch FitUntil(const SearchSpace& space, int64_t capacity,
                         const ExactOptions& options, Clock::time_point deadline,
                         int64_t& work_left) {
   CapacitySearch result;
-  const Sections sections = ComputeSections(problem);
-  std::vector<Partition> partitions = sections.partitions;
-  if (!options.decompose && !partitions.empty()) {
-    Partition whole{{partitions.front().sections.first, partitions.back().sections.last},
-                    {}};
-    for (const Partition& p : partitions) {
-      whole.buffers.insert(whole.buffers.end(), p.buffers.begin(), p.buffers.end());
-    }
-    std::sort(whole.buffers.begin(), whole.buffers.end());
-    partitions = {whole};
-  }
-  const StaticKeys keys(problem, sections);
-  result.offsets.assign(problem.buffers.size(), 0);
+  result.offsets.assign(space.problem.buffers.size(), 0);
   result.feasibility = Feasibility::kFits;
-  for (const Partition& partition : partitions) {
-    const PartitionView view = MakeView(problem, sections, partition);
-    const Feasibility part = SolvePartition(view, keys, capacity, options, deadline,
+  for (const Partition& partition : space.partitions) {
+    const Feasibility part = SolvePartition(space, partition, capacity, options, deadline,
                                             work_left, result.offsets, result.nodes);
     if (part == Feasibility::kDoesNotFit) {
       result.feasibility = Feasibility::kDoesNotFit;
@@ -636,24 +637,27 @@ CapacitySearch FitUntil(const PlacementProblem& problem, int64_t capacity,
   return result;
 }
 
+Clock::time_point DeadlineAfter(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(seconds));
+}
+
 }  // namespace
 
 CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacity,
                                 const ExactOptions& options) {
   OLLA_CHECK(!HasFixedOffsets(problem), "the exact search does not take fixed offsets");
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(options.time_limit_seconds));
+  const auto deadline = DeadlineAfter(options.time_limit_seconds);
   int64_t work_left = options.work_limit;
-  return FitUntil(problem, capacity, options, deadline, work_left);
+  return FitUntil(SearchSpace(problem, options.decompose), capacity, options, deadline,
+                  work_left);
 }
 
 Placement ExactPlacer::Place(const PlacementProblem& problem) const {
+  const auto deadline = DeadlineAfter(options_.time_limit_seconds);
   Placement best = BestGreedyPlacement(problem, options_.threads);
   if (best.optimal() || HasFixedOffsets(problem)) return best;
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(options_.time_limit_seconds));
+  const SearchSpace space(problem, options_.decompose);
   int64_t work_left = options_.work_limit;
   // Every arena is a sum of sizes and alignment padding: a multiple of their gcd.
   int64_t granularity = 0;
@@ -677,7 +681,7 @@ Placement ExactPlacer::Place(const PlacementProblem& problem) const {
     const int64_t budget_before = budget;
     const Clock::time_point until =
         Clock::now() + (deadline - Clock::now()) / 4 * quarters;
-    const CapacitySearch search = FitUntil(problem, capacity, options_, until, budget);
+    const CapacitySearch search = FitUntil(space, capacity, options_, until, budget);
     work_left -= budget_before - budget;
     if (search.feasibility == Feasibility::kFits) {
       best.offsets = search.offsets;

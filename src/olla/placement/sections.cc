@@ -4,15 +4,35 @@
 
 namespace olla {
 
+namespace {
+
+// Every distinct start and end, sorted.
+std::vector<int64_t> Boundaries(const PlacementProblem& problem) {
+  std::vector<int64_t> times;
+  for (const PlacementBuffer& b : problem.buffers) {
+    times.push_back(b.start);
+    times.push_back(b.end);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  return times;
+}
+
+}  // namespace
+
+int64_t CountSectionSpans(const PlacementProblem& problem) {
+  const std::vector<int64_t> times = Boundaries(problem);
+  int64_t spans = 0;
+  for (const PlacementBuffer& b : problem.buffers) {
+    spans += std::lower_bound(times.begin(), times.end(), b.end) -
+             std::lower_bound(times.begin(), times.end(), b.start);
+  }
+  return spans;
+}
+
 Sections ComputeSections(const PlacementProblem& problem) {
   Sections sections;
-  for (const PlacementBuffer& b : problem.buffers) {
-    sections.times.push_back(b.start);
-    sections.times.push_back(b.end);
-  }
-  std::sort(sections.times.begin(), sections.times.end());
-  sections.times.erase(std::unique(sections.times.begin(), sections.times.end()),
-                       sections.times.end());
+  sections.times = Boundaries(problem);
   const auto count =
       static_cast<int32_t>(sections.times.empty() ? 0 : sections.times.size() - 1);
   sections.buffers_in.resize(static_cast<size_t>(count));

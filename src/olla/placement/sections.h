@@ -35,4 +35,8 @@ struct Sections {
 
 Sections ComputeSections(const PlacementProblem& problem);
 
+// The sum over buffers of the number of sections each spans, without building the
+// sections: what the per-section state of a search over them costs. O(n log n).
+int64_t CountSectionSpans(const PlacementProblem& problem);
+
 }  // namespace olla
