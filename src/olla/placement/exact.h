@@ -4,8 +4,9 @@
 // The search builds a placement bottom up and only ever visits canonical ones: each
 // buffer goes at the lowest offset the buffers already placed allow (on the floor, or
 // on top of a buffer it overlaps in time), and buffers are placed in non-decreasing
-// (offset, rank) order, rank being a static priority. Every placement can be pushed
-// down into such a form, so the search is complete. It prunes with
+// (offset, rank) order, rank being a priority (recomputed for each independent part).
+// Every placement can be pushed down into such a form, so the search is complete. It
+// prunes with
 // - cross-section sums: in each section, the floor already reached plus the sizes still
 //   to place must fit under C (floors raised to the lowest offset any unplaced buffer
 //   there can take);
@@ -19,8 +20,10 @@
 // rank orders are raced on both cores in deterministic rounds with growing node limits
 // (restarts), and the search starts from the best greedy placement so it is anytime.
 //
-// Limits: a wall-clock limit and a deterministic work limit (search nodes); results are
-// the same for every thread count unless the wall clock cuts a search short.
+// Limits: a wall-clock limit (it covers the greedy start) and a deterministic work limit
+// (search nodes); results are the same for every thread count unless the wall clock
+// cuts a search short. Memory: O(n + overlapping pairs + sum of the buffers' spans in
+// sections) per search running at once.
 #pragma once
 
 #include <cstdint>
