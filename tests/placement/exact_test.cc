@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "olla/placement/greedy.h"
 #include "olla/simulation/placement_checker.h"
 
 #include "placement_fixtures.h"
@@ -73,6 +74,22 @@ TEST(ExactTest, MatchesBruteForceOnRandomProblems) {
     below_greedy += placement.method == "exact";
   }
   EXPECT_GT(below_greedy, 3);  // The search, not the greedy start, found those optima.
+}
+
+// On traces shaped like a training step (about 1,000 buffers), the search reaches the
+// live-bytes bound where the greedy placers stop above it.
+TEST(ExactTest, ReachesTheBoundOnTrainingLikeTraces) {
+  int greedy_above = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    const PlacementProblem problem = testing::TrainingLikePlacementProblem(150, seed);
+    const Placement placement = ExactPlacer(TestOptions()).Place(problem);
+    EXPECT_TRUE(placement.optimal()) << "seed " << seed;
+    EXPECT_EQ(placement.arena_bytes, ComputeLiveBytesBound(problem).bytes)
+        << "seed " << seed;
+    EXPECT_TRUE(CheckPlacement(problem, placement.offsets).valid) << "seed " << seed;
+    greedy_above += BestGreedyPlacement(problem, 1).arena_bytes > placement.arena_bytes;
+  }
+  EXPECT_GE(greedy_above, 2);
 }
 
 TEST(ExactTest, DecidesCapacityBothWays) {

@@ -6,7 +6,8 @@ import sys
 
 from conftest import ROOT
 
-SOURCES = ["python", "tests/python", "scripts/capture-zoo", "bench/capture_peaks.py"]
+SOURCES = ["python", "tests/python", "scripts/capture-zoo", "bench/capture_peaks.py",
+           "bench/random_placement.py", "bench/schedule.py"]
 
 
 def test_pyflakes_finds_nothing():

@@ -1,10 +1,14 @@
-// Placement problems for tests: single buffers in one line, and random problems with
-// small times and sizes so that buffers overlap often and brute force stays feasible.
+// Placement problems for tests: single buffers in one line, random problems with small
+// times and sizes so that buffers overlap often and brute force stays feasible, and
+// random traces shaped like a training step.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "olla/placement/problem.h"
 
@@ -49,6 +53,46 @@ inline PlacementProblem RandomPlacementProblem(const RandomPlacementOptions& opt
       fixed_top = *b.fixed_offset + b.size;
     }
     problem.buffers.push_back(b);
+  }
+  return problem;
+}
+
+// A trace shaped like one training step of `layers` layers, two time steps per layer:
+// forward activations kept until their layer's backward step (nested lifetimes), short
+// temporaries in both passes, and per layer a state made in the forward pass and a
+// gradient made in the backward pass, both kept to the end (the small long-lived
+// buffers that make greedy placement leave gaps, as in MindSpore's pangu_2.6B trace).
+// Sizes are powers of two from 16 to 2048, some multiplied.
+inline PlacementProblem TrainingLikePlacementProblem(int32_t layers, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  auto between = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(random() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  auto size = [&] { return int64_t{16} << between(0, 7); };
+  const int64_t end = 4 * int64_t{layers} + 3;
+  PlacementProblem problem;
+  auto add = [&](int64_t start, int64_t stop, int64_t bytes) {
+    PlacementBuffer b;
+    b.id = "b" + std::to_string(problem.buffers.size());
+    b.start = start;
+    b.end = std::min(stop, end);
+    b.size = bytes;
+    problem.buffers.push_back(b);
+  };
+  std::vector<std::pair<int64_t, int64_t>> activations;  // (start, size) per layer.
+  int64_t t = 0;
+  for (int32_t layer = 0; layer < layers; ++layer, t += 2) {
+    activations.emplace_back(t, size() * between(1, 3));
+    add(t, end, size() / 4);  // State.
+    for (int64_t k = between(1, 3); k > 0; --k)
+      add(t, t + between(1, 4), size() * between(1, 4));
+  }
+  for (int32_t layer = layers - 1; layer >= 0; --layer, t += 2) {
+    add(activations[static_cast<size_t>(layer)].first, t + 1,
+        activations[static_cast<size_t>(layer)].second);
+    for (int64_t k = between(1, 3); k > 0; --k)
+      add(t, t + between(1, 4), size() * between(1, 4));
+    add(t, end, size() / 2);  // Gradient.
   }
   return problem;
 }
