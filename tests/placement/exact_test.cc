@@ -76,12 +76,12 @@ TEST(ExactTest, MatchesBruteForceOnRandomProblems) {
   EXPECT_GT(below_greedy, 3);  // The search, not the greedy start, found those optima.
 }
 
-// On traces shaped like a training step (about 1,000 buffers), the search reaches the
+// On traces shaped like a training step (about 400 buffers), the search reaches the
 // live-bytes bound where the greedy placers stop above it.
 TEST(ExactTest, ReachesTheBoundOnTrainingLikeTraces) {
   int greedy_above = 0;
-  for (uint64_t seed = 1; seed <= 4; ++seed) {
-    const PlacementProblem problem = testing::TrainingLikePlacementProblem(150, seed);
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const PlacementProblem problem = testing::TrainingLikePlacementProblem(60, seed);
     const Placement placement = ExactPlacer(TestOptions()).Place(problem);
     EXPECT_TRUE(placement.optimal()) << "seed " << seed;
     EXPECT_EQ(placement.arena_bytes, ComputeLiveBytesBound(problem).bytes)
@@ -89,7 +89,7 @@ TEST(ExactTest, ReachesTheBoundOnTrainingLikeTraces) {
     EXPECT_TRUE(CheckPlacement(problem, placement.offsets).valid) << "seed " << seed;
     greedy_above += BestGreedyPlacement(problem, 1).arena_bytes > placement.arena_bytes;
   }
-  EXPECT_GE(greedy_above, 2);
+  EXPECT_GE(greedy_above, 3);  // Seeds 2, 3, 5 and 6.
 }
 
 TEST(ExactTest, DecidesCapacityBothWays) {

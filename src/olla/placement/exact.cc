@@ -1,12 +1,12 @@
 #include "olla/placement/exact.h"
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <numeric>
 #include <thread>
 
 #include "olla/placement/greedy.h"
+#include "olla/placement/range_max.h"
 #include "olla/placement/sections.h"
 
 namespace olla {
@@ -93,36 +93,6 @@ struct SearchSpace {
   std::vector<Partition> partitions;  // One, the whole problem, without decomposition.
   StaticKeys keys;
   std::vector<std::vector<int32_t>> overlaps;  // Per buffer: the buffers it meets.
-};
-
-// The largest of `values` over any range of sections within `range`, in O(1) per query
-// after O(k log k) for k sections (a sparse table): crowds for every buffer of a part
-// cost that instead of the sum of their spans.
-class SectionMaxima {
- public:
-  SectionMaxima(const std::vector<int64_t>& values, SectionRange range)
-      : first_(range.first) {
-    const auto k = static_cast<size_t>(range.last - range.first);
-    levels_.emplace_back(values.begin() + range.first, values.begin() + range.last);
-    for (size_t width = 2; width <= k; width *= 2) {
-      const std::vector<int64_t>& below = levels_.back();
-      std::vector<int64_t> level(k - width + 1);
-      for (size_t i = 0; i < level.size(); ++i)
-        level[i] = std::max(below[i], below[i + width / 2]);
-      levels_.push_back(std::move(level));
-    }
-  }
-  int64_t Max(SectionRange range) const {
-    const auto lo = static_cast<size_t>(range.first - first_);
-    const auto k = static_cast<size_t>(range.last - range.first);
-    const auto level = static_cast<size_t>(std::bit_width(k) - 1);
-    const std::vector<int64_t>& values = levels_[level];
-    return std::max(values[lo], values[lo + k - (size_t{1} << level)]);
-  }
-
- private:
-  int32_t first_;
-  std::vector<std::vector<int64_t>> levels_;  // levels_[j][i]: max of 2^j from i.
 };
 
 class Searcher {
@@ -340,10 +310,12 @@ class Searcher {
   // Ranks `buffers` (all unplaced, living in `range`) by the rule, their crowds taken
   // from what is unplaced now.
   void Rank(std::vector<int32_t> buffers, SectionRange range) {
-    const SectionMaxima fullest(remaining_, range);
+    const RangeMax fullest(std::vector<int64_t>(remaining_.begin() + range.first,
+                                                remaining_.begin() + range.last));
     for (int32_t b : buffers) {
+      const SectionRange span = space_.sections.of_buffer[static_cast<size_t>(b)];
       crowd_[static_cast<size_t>(b)] =
-          fullest.Max(space_.sections.of_buffer[static_cast<size_t>(b)]);
+          fullest.Max(span.first - range.first, span.last - range.first);
     }
     std::vector<const std::vector<int64_t>*> columns;
     for (RankKey k : rule_) columns.push_back(&KeyValues(k));
