@@ -159,6 +159,7 @@ class Searcher {
     if (options_.section_bound && !SectionFits(partition_.sections, 0)) {
       return Outcome::kExhausted;  // Some stretch holds more than the capacity.
     }
+    if (Clock::now() > deadline_) return Outcome::kAborted;  // Setting up took it all.
     Rank(unplaced, partition_.sections);
     if (Search(unplaced, partition_.sections, 0, -1)) {
       for (int32_t b : partition_.buffers) {
@@ -628,7 +629,8 @@ CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacit
 Placement ExactPlacer::Place(const PlacementProblem& problem) const {
   const auto deadline = DeadlineAfter(options_.time_limit_seconds);
   Placement best = BestGreedyPlacement(problem, options_.threads);
-  if (best.optimal() || HasFixedOffsets(problem)) return best;
+  // On the largest traces the greedy start alone can take most of the time.
+  if (best.optimal() || HasFixedOffsets(problem) || Clock::now() >= deadline) return best;
   const SearchSpace space(problem, options_.decompose);
   int64_t work_left = options_.work_limit;
   // Every arena is a sum of sizes and alignment padding: a multiple of their gcd.
