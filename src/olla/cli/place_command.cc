@@ -67,6 +67,7 @@ std::unique_ptr<Placer> MakeGreedyPlacer(const std::string& method,
 // exact search, which either finds a placement or proves there is none.
 Placement FitCapacity(const PlaceOptions& options, const PlacementProblem& problem,
                       Feasibility& feasibility) {
+  const auto started = std::chrono::steady_clock::now();
   Placement placement = MakeGreedyPlacer(options.method, problem)->Place(problem);
   feasibility = placement.arena_bytes <= *options.capacity ? Feasibility::kFits
                                                            : Feasibility::kUnknown;
@@ -74,8 +75,12 @@ Placement FitCapacity(const PlaceOptions& options, const PlacementProblem& probl
       placement.lower_bound_bytes > *options.capacity) {
     return placement;  // Fits already, no search allowed, or the bound refutes it.
   }
-  const CapacitySearch search =
-      FitUnderCapacity(problem, *options.capacity, ExactOptionsFrom(options));
+  // The time limit covers the greedy placers too.
+  ExactOptions exact = ExactOptionsFrom(options);
+  exact.time_limit_seconds -=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (exact.time_limit_seconds <= 0) return placement;
+  const CapacitySearch search = FitUnderCapacity(problem, *options.capacity, exact);
   feasibility = search.feasibility;
   if (search.feasibility == Feasibility::kFits) {
     placement.offsets = search.offsets;
@@ -203,7 +208,7 @@ void AddPlaceCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   command
       ->add_option("--time-limit", options->time_limit_seconds,
-                   "Wall-clock seconds for the exact search")
+                   "Wall-clock seconds for the search (greedy start included)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->add_flag("--ignore-offsets", options->ignore_offsets,
