@@ -94,7 +94,7 @@ row() {  # row FILE EXTRA_FLAGS...
   for buffers in 10 20 30 40; do
     optimal=0 slowest=0 improved=0
     for seed in $(seq 1 10); do
-      python3 bench/random_placement.py "$buffers" "$seed" > "$scratch/random.csv"
+      python3 bench/random_placement.py random "$buffers" "$seed" > "$scratch/random.csv"
       json=$("$olla" place "$scratch/random.csv" --method ilp --time-limit "$limit" --json)
       if [ "$(echo "$json" | field optimal)" = "True" ]; then
         optimal=$((optimal + 1))

@@ -1,0 +1,1 @@
+place examples/placement/training_step.csv
