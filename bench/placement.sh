@@ -104,6 +104,22 @@ row() {  # row FILE EXTRA_FLAGS...
     done
     echo "| $buffers | $optimal/10 | $(printf '%.2f' "$slowest") | $improved/10 |"
   done
+  echo
+  echo "## Greedy placement at scale (bench/random_placement.py stream, seed 1)"
+  echo
+  echo "| buffers | method | arena | lower bound | gap | seconds | peak memory, MiB |"
+  echo "|---|---|---|---|---|---|---|"
+  for buffers in 100000 1000000; do
+    python3 bench/random_placement.py stream "$buffers" 1 > "$scratch/stream.csv"
+    for method in best-fit auto; do
+      json=$(/usr/bin/time -f "%M" -o "$scratch/rss" "$olla" place "$scratch/stream.csv" \
+               --method "$method" --time-limit "$limit" --json)
+      echo "| $buffers | $method | $(echo "$json" | field arena_bytes) |" \
+           "$(echo "$json" | field lower_bound_bytes) |" \
+           "$(printf '%.2f%%' "$(echo "$json" | python3 -c "import json,sys; print(100 * json.load(sys.stdin)['gap'])")") |" \
+           "$(printf '%.2f' "$(echo "$json" | field seconds)") | $(( $(cat "$scratch/rss") / 1024 )) |"
+    done
+  done
   rm -rf "$scratch"
 } > "$out"
 cat "$out"

@@ -111,8 +111,14 @@ Placement IlpPlacer::Place(const PlacementProblem& problem) const {
   // once branching fixes some of them they lift offsets far more than the pairwise
   // constraints (which chain one pair at a time), so CBC proves optima it otherwise
   // does not reach.
-  std::vector<std::vector<int32_t>> choice_of(n, std::vector<int32_t>(n, -1));
-  for (const Pair& p : pairs) choice_of[p.below][p.above] = p.choice;
+  // The binary of pair (a, c), a < c: pairs were made in increasing (a, c) order.
+  std::vector<std::vector<std::pair<size_t, int32_t>>> choices_above(n);
+  for (const Pair& p : pairs) choices_above[p.below].emplace_back(p.above, p.choice);
+  auto choice_of = [&](size_t a, size_t c) {
+    const auto& choices = choices_above[a];
+    return std::lower_bound(choices.begin(), choices.end(), std::make_pair(c, -1))
+        ->second;
+  };
   const std::vector<std::vector<int32_t>> live_sets = MaximalLiveSets(problem);
   for (size_t k = 0; k < live_sets.size(); ++k) {
     const std::vector<int32_t>& live = live_sets[k];
@@ -129,13 +135,13 @@ Placement IlpPlacer::Place(const PlacementProblem& problem) const {
         const auto size = static_cast<double>(problem.buffers[uj].size);
         if (j == i || size == 0) continue;
         if (j < i) {
-          rest.push_back({choice_of[uj][ui], -size});
-          roof.push_back({choice_of[uj][ui], size});
+          rest.push_back({choice_of(uj, ui), -size});
+          roof.push_back({choice_of(uj, ui), size});
           roof_lower += size;
         } else {
-          rest.push_back({choice_of[ui][uj], size});
+          rest.push_back({choice_of(ui, uj), size});
           rest_lower += size;
-          roof.push_back({choice_of[ui][uj], -size});
+          roof.push_back({choice_of(ui, uj), -size});
         }
       }
       const std::string name = problem.buffers[ui].id + "_" + std::to_string(k);
