@@ -36,9 +36,9 @@ struct PlaceOptions {
 constexpr int kThreads = 2;
 
 // The exact search keeps, per section, the buffers live in it: memory grows with the
-// sum of the buffers' spans in sections (pangu_2.6B's 13 M take about 0.5 GB on two
-// threads). Above this `auto` stays with the greedy placers (S_1 has 49 M and Y_1
-// 193 M; greedy is within 0.35 % of their bounds).
+// sum of the buffers' spans in sections (pangu_2.6B's 13 M take about 0.7 GB in all, two
+// searches running). Above this `auto` stays with the greedy placers (S_1 has 49 M and
+// Y_1 193 M; greedy is within 0.35 % of their bounds).
 constexpr int64_t kMaxExactSectionSpans = 16'000'000;
 
 ExactOptions ExactOptionsFrom(const PlaceOptions& options) {

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <numeric>
-#include <thread>
 
+#include "olla/core/stack_thread.h"
 #include "olla/placement/greedy.h"
 #include "olla/placement/range_max.h"
 #include "olla/placement/sections.h"
@@ -551,6 +552,8 @@ Feasibility SolvePartition(const SearchSpace& space, const Partition& partition,
                            std::vector<int64_t>& offsets, int64_t& nodes) {
   int64_t limit =
       std::max<int64_t>(1000, static_cast<int64_t>(partition.buffers.size()) * 5 / 4);
+  // About 320 bytes a level in a release build; sanitizers and debug builds take more.
+  const size_t stack_bytes = (size_t{8} << 20) + partition.buffers.size() * 2048;
   while (work_left > 0 && Clock::now() < deadline) {
     const int64_t round_limit = std::min(limit, work_left);
     struct Run {
@@ -570,10 +573,15 @@ Feasibility SolvePartition(const SearchSpace& space, const Partition& partition,
         runs[r].outcome = searcher.Run(runs[r].offsets);
         runs[r].nodes = searcher.nodes();
       };
-      std::vector<std::thread> workers;
-      for (size_t r = first + 1; r < last; ++r) workers.emplace_back(run, r);
-      run(first);
-      for (std::thread& worker : workers) worker.join();
+      {
+        // The search recurses one level per buffer placed: every run gets a thread
+        // with a stack to match.
+        std::vector<std::unique_ptr<StackThread>> workers;
+        for (size_t r = first; r < last; ++r) {
+          workers.push_back(
+              std::make_unique<StackThread>(stack_bytes, [&run, r] { run(r); }));
+        }
+      }  // Joined here.
       // Work is counted as if the runs had gone one after another and stopped at the
       // first conclusive one, so the budget is spent the same on any thread count.
       for (size_t r = first; r < last; ++r) {
