@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "olla/core/stack_thread.h"
+
 namespace olla {
 namespace {
 
@@ -125,9 +127,17 @@ ExactSearchResult SearchPiece(const MemoryModel& model,
                               const Executor& start, const std::vector<OpId>& free_ops,
                               int64_t incumbent_peak, int64_t good_enough,
                               const ExactSearchLimits& limits) {
-  return PieceSearch(model, forced_live, start, free_ops, incumbent_peak, good_enough,
-                     limits)
-      .Run();
+  // The search recurses one level per op run: a piece of 100,000 ops would overflow
+  // the default stack, so it runs on a thread with a stack sized to the piece.
+  ExactSearchResult result;
+  {
+    StackThread thread((size_t{8} << 20) + free_ops.size() * 1024, [&] {
+      result = PieceSearch(model, forced_live, start, free_ops, incumbent_peak,
+                           good_enough, limits)
+                   .Run();
+    });
+  }  // Joined here, before `result` is read.
+  return result;
 }
 
 }  // namespace olla
