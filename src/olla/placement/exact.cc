@@ -381,7 +381,7 @@ class Searcher {
       if (!options_.raise_floors && floor_[i] < top) Set(floor_, s, top);
       remaining_[i] -= buffer.size;
       if (s + 1 < range.last) --spanning_[i];
-      RemoveMember(s, b, range.first);
+      RemoveMember(s, b);
     }
   }
 
@@ -424,19 +424,21 @@ class Searcher {
     witness_pushes_.push_back(b);
   }
 
-  // Moves placed `b` out of the unplaced front of section `s`'s members (`first` is b's
-  // first section). Unplace only grows the front again: undoing removals in reverse
-  // order brings each buffer back into it, wherever the swaps left it.
-  void RemoveMember(int32_t s, int32_t b, int32_t first) {
+  // Moves placed `b` out of the unplaced front of section `s`'s members. Unplace only
+  // grows the front again: undoing removals in reverse order brings each buffer back
+  // into it, wherever the swaps left it.
+  void RemoveMember(int32_t s, int32_t b) {
     std::vector<int32_t>& members = members_[static_cast<size_t>(s)];
     const int64_t last = --unplaced_members_[static_cast<size_t>(s)];
-    int32_t& slot = Slot(b, s, first);
+    int32_t& slot = Slot(b, s);
     const int32_t moved = members[static_cast<size_t>(last)];
-    Slot(moved, s, space_.sections.of_buffer[static_cast<size_t>(moved)].first) = slot;
+    Slot(moved, s) = slot;
     std::swap(members[static_cast<size_t>(slot)], members[static_cast<size_t>(last)]);
     slot = static_cast<int32_t>(last);
   }
-  int32_t& Slot(int32_t b, int32_t s, int32_t first) {
+  // Where `b` sits among section `s`'s members.
+  int32_t& Slot(int32_t b, int32_t s) {
+    const int32_t first = space_.sections.of_buffer[static_cast<size_t>(b)].first;
     return slots_[static_cast<size_t>(slot_base_[static_cast<size_t>(b)] + s - first)];
   }
 
@@ -444,8 +446,8 @@ class Searcher {
   // offset, the section's floor and (raised floors) the lowest candidate among them.
   //
   // The search checks every section once, at the start; after that a section can only
-  // fail where Place changed it (floor, remaining, lowest candidate) or where the last
-  // offset rose above its floor, so only those are checked again.
+  // fail where Place changed it (sizes left, floor, or its witness moved or was placed)
+  // or where the last offset rose, so only those are checked again.
   bool SectionFits(int32_t s, int64_t last_offset) {
     const auto i = static_cast<size_t>(s);
     const int64_t remaining = remaining_[i];
@@ -528,8 +530,8 @@ class Searcher {
   std::vector<std::vector<int32_t>> witnessed_;
   std::vector<int32_t> witness_pushes_;  // The buffer of each push, in order.
   std::vector<int32_t> placed_;          // In placement order.
-  // Each section's members, the unplaced ones first (a sparse set), so that finding a
-  // section's lowest candidate never walks past placed buffers.
+  // Each section's members, the unplaced ones first (a sparse set), so that looking for
+  // a witness never walks past placed buffers.
   std::vector<std::vector<int32_t>> members_;
   std::vector<int64_t> unplaced_members_;  // How many of members_[s] are unplaced.
   std::vector<int64_t> slot_base_;         // Where each buffer's slots begin in slots_,
@@ -552,8 +554,7 @@ Feasibility SolvePartition(const SearchSpace& space, const Partition& partition,
                            std::vector<int64_t>& offsets, int64_t& nodes) {
   int64_t limit =
       std::max<int64_t>(1000, static_cast<int64_t>(partition.buffers.size()) * 5 / 4);
-  // About 320 bytes a level in a release build; sanitizers and debug builds take more.
-  const size_t stack_bytes = (size_t{8} << 20) + partition.buffers.size() * 2048;
+  const size_t stack_bytes = StackForRecursion(partition.buffers.size());
   while (work_left > 0 && Clock::now() < deadline) {
     const int64_t round_limit = std::min(limit, work_left);
     struct Run {

@@ -131,7 +131,7 @@ ExactSearchResult SearchPiece(const MemoryModel& model,
   // the default stack, so it runs on a thread with a stack sized to the piece.
   ExactSearchResult result;
   {
-    StackThread thread((size_t{8} << 20) + free_ops.size() * 1024, [&] {
+    StackThread thread(StackForRecursion(free_ops.size()), [&] {
       result = PieceSearch(model, forced_live, start, free_ops, incumbent_peak,
                            good_enough, limits)
                    .Run();
