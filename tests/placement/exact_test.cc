@@ -50,11 +50,12 @@ int64_t BruteForceOptimum(const PlacementProblem& problem) {
 
 ExactOptions TestOptions() {
   ExactOptions options;
-  options.time_limit_seconds = 600;  // Tests stop on work, not on the clock.
-  options.work_limit = 5'000'000;
   options.threads = 1;
   return options;
 }
+
+// Tests stop on work, never on the clock.
+Budget TestBudget() { return Budget::OfWork(5'000'000); }
 
 PlacementProblem SmallProblem(uint64_t seed) {
   return testing::RandomPlacementProblem(
@@ -65,7 +66,7 @@ TEST(ExactTest, MatchesBruteForceOnRandomProblems) {
   int below_greedy = 0;
   for (uint64_t seed = 1; seed <= 150; ++seed) {
     const PlacementProblem problem = SmallProblem(seed);
-    const Placement placement = ExactPlacer(TestOptions()).Place(problem);
+    const Placement placement = ExactPlacer(TestOptions()).Place(problem, TestBudget());
     const int64_t optimum = BruteForceOptimum(problem);
     ASSERT_EQ(placement.arena_bytes, optimum) << "seed " << seed;
     ASSERT_TRUE(placement.optimal()) << "seed " << seed;
@@ -82,12 +83,13 @@ TEST(ExactTest, ReachesTheBoundOnTrainingLikeTraces) {
   int greedy_above = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const PlacementProblem problem = testing::TrainingLikePlacementProblem(60, seed);
-    const Placement placement = ExactPlacer(TestOptions()).Place(problem);
+    const Placement placement = ExactPlacer(TestOptions()).Place(problem, TestBudget());
     EXPECT_TRUE(placement.optimal()) << "seed " << seed;
     EXPECT_EQ(placement.arena_bytes, ComputeLiveBytesBound(problem).bytes)
         << "seed " << seed;
     EXPECT_TRUE(CheckPlacement(problem, placement.offsets).valid) << "seed " << seed;
-    greedy_above += BestGreedyPlacement(problem, 1).arena_bytes > placement.arena_bytes;
+    greedy_above +=
+        BestGreedyPlacement(problem, 1, TestBudget()).arena_bytes > placement.arena_bytes;
   }
   EXPECT_GE(greedy_above, 3);  // Seeds 2, 3, 5 and 6.
 }
@@ -96,11 +98,13 @@ TEST(ExactTest, DecidesCapacityBothWays) {
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     const PlacementProblem problem = SmallProblem(seed);
     const int64_t optimum = BruteForceOptimum(problem);
-    const CapacitySearch fits = FitUnderCapacity(problem, optimum, TestOptions());
+    const CapacitySearch fits =
+        FitUnderCapacity(problem, optimum, TestOptions(), TestBudget());
     ASSERT_EQ(fits.feasibility, Feasibility::kFits) << "seed " << seed;
     EXPECT_TRUE(CheckPlacement(problem, fits.offsets, optimum).valid);
     if (optimum == 0) continue;
-    const CapacitySearch refuted = FitUnderCapacity(problem, optimum - 1, TestOptions());
+    const CapacitySearch refuted =
+        FitUnderCapacity(problem, optimum - 1, TestOptions(), TestBudget());
     ASSERT_EQ(refuted.feasibility, Feasibility::kDoesNotFit) << "seed " << seed;
     EXPECT_TRUE(refuted.offsets.empty());
   }
@@ -115,11 +119,12 @@ TEST(ExactTest, EveryPruningRuleIsSafe) {
       &ExactOptions::decompose,       &ExactOptions::place_hatless};
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     const PlacementProblem problem = SmallProblem(seed);
-    const int64_t optimum = ExactPlacer(TestOptions()).Place(problem).arena_bytes;
+    const int64_t optimum =
+        ExactPlacer(TestOptions()).Place(problem, TestBudget()).arena_bytes;
     for (Switch rule : switches) {
       ExactOptions options = TestOptions();
       options.*rule = false;
-      ASSERT_EQ(ExactPlacer(options).Place(problem).arena_bytes, optimum)
+      ASSERT_EQ(ExactPlacer(options).Place(problem, TestBudget()).arena_bytes, optimum)
           << "seed " << seed;
     }
   }
@@ -139,8 +144,10 @@ TEST(ExactTest, EveryPruningRulePrunes) {
       if (optimum == 0) continue;
       ExactOptions off = TestOptions();
       off.*rule = false;
-      const int64_t with = FitUnderCapacity(problem, optimum - 1, TestOptions()).nodes;
-      const int64_t without = FitUnderCapacity(problem, optimum - 1, off).nodes;
+      const int64_t with =
+          FitUnderCapacity(problem, optimum - 1, TestOptions(), TestBudget()).nodes;
+      const int64_t without =
+          FitUnderCapacity(problem, optimum - 1, off, TestBudget()).nodes;
       pruned = without > with;
     }
     EXPECT_TRUE(pruned);
@@ -154,8 +161,8 @@ TEST(ExactTest, SameAnswerOnOneAndTwoThreads) {
     ExactOptions one = TestOptions();
     ExactOptions two = TestOptions();
     two.threads = 2;
-    const Placement a = ExactPlacer(one).Place(problem);
-    const Placement b = ExactPlacer(two).Place(problem);
+    const Placement a = ExactPlacer(one).Place(problem, TestBudget());
+    const Placement b = ExactPlacer(two).Place(problem, TestBudget());
     EXPECT_EQ(a.offsets, b.offsets) << "seed " << seed;
     EXPECT_EQ(a.lower_bound_bytes, b.lower_bound_bytes) << "seed " << seed;
   }
@@ -164,9 +171,9 @@ TEST(ExactTest, SameAnswerOnOneAndTwoThreads) {
 TEST(ExactTest, WorkLimitStopsWithTheBestFoundAndAValidBound) {
   const PlacementProblem problem = testing::RandomPlacementProblem(
       {.buffers = 60, .seed = 4, .horizon = 30, .max_size = 100});
-  ExactOptions options = TestOptions();
-  options.work_limit = 50;
-  const Placement placement = ExactPlacer(options).Place(problem);
+  const Budget budget = Budget::OfWork(50);
+  const Placement placement = ExactPlacer(TestOptions()).Place(problem, budget);
+  EXPECT_EQ(placement.stopped_by, Budget::Limit::kWork);
   EXPECT_TRUE(CheckPlacement(problem, placement.offsets).valid);
   EXPECT_LE(placement.lower_bound_bytes, placement.arena_bytes);
   EXPECT_GE(placement.lower_bound_bytes, ComputeLiveBytesBound(problem).bytes);

@@ -18,8 +18,8 @@ PlacementProblem StaircaseProblem() {
 }
 
 TEST(GreedyTest, BestFitBySizeOnTheStaircase) {
-  const Placement placement =
-      GreedyPlacer({FitPolicy::kBestFit, GreedyOrder::kSize}).Place(StaircaseProblem());
+  const Placement placement = GreedyPlacer({FitPolicy::kBestFit, GreedyOrder::kSize})
+                                  .Place(StaircaseProblem(), Budget());
   EXPECT_EQ(placement.lower_bound_bytes, 96);
   EXPECT_EQ(placement.arena_bytes, 108);
   EXPECT_FALSE(placement.optimal());
@@ -38,9 +38,9 @@ TEST(GreedyTest, BestFitTakesTheSmallestGapFirstFitTheLowest) {
   with_gaps.buffers[1].fixed_offset = 106;
   with_gaps.buffers[2].fixed_offset = 204;
   const Placement best =
-      GreedyPlacer({FitPolicy::kBestFit, GreedyOrder::kSize}).Place(with_gaps);
+      GreedyPlacer({FitPolicy::kBestFit, GreedyOrder::kSize}).Place(with_gaps, Budget());
   const Placement first =
-      GreedyPlacer({FitPolicy::kFirstFit, GreedyOrder::kSize}).Place(with_gaps);
+      GreedyPlacer({FitPolicy::kFirstFit, GreedyOrder::kSize}).Place(with_gaps, Budget());
   EXPECT_EQ(best.offsets[3], 200);
   EXPECT_EQ(first.offsets[3], 100);
 }
@@ -52,7 +52,7 @@ TEST(GreedyTest, RespectsAlignmentAndFixedOffsets) {
   aligned.alignment = 64;
   const PlacementProblem problem{{fixed, aligned, testing::TestBuffer("zero", 0, 4, 0)}};
   for (const auto& placer : AllGreedyPlacers()) {
-    const Placement placement = placer->Place(problem);
+    const Placement placement = placer->Place(problem, Budget());
     EXPECT_EQ(placement.offsets[0], 0) << placer->name();
     EXPECT_EQ(placement.offsets[1], 64) << placer->name();
     EXPECT_EQ(placement.arena_bytes, 72) << placer->name();
@@ -73,7 +73,7 @@ TEST(GreedyTest, EveryPlacerIsValidOnRandomProblems) {
                                          .max_alignment = 4,
                                          .fixed_probability = 0.1});
     for (const auto& placer : placers) {
-      const Placement placement = placer->Place(problem);
+      const Placement placement = placer->Place(problem, Budget());
       const PlacementCheck check = CheckPlacement(problem, placement.offsets);
       ASSERT_TRUE(check.valid) << placer->name() << " seed " << seed << ": "
                                << check.error;
@@ -89,7 +89,7 @@ TEST(GreedyTest, OrdersDiffer) {
       {.buffers = 40, .seed = 9, .horizon = 20, .max_size = 50});
   std::set<std::vector<int64_t>> distinct;
   for (const auto& placer : AllGreedyPlacers())
-    distinct.insert(placer->Place(problem).offsets);
+    distinct.insert(placer->Place(problem, Budget()).offsets);
   EXPECT_GE(distinct.size(), 3u);
 }
 

@@ -17,13 +17,15 @@ namespace {
 TEST(IlpTest, OptimalOnRandomProblems) {
   ExactOptions exact;
   exact.threads = 1;
-  exact.time_limit_seconds = 600;
+  // Work limits only: CBC's nodes for the ILP, search nodes for the reference.
+  const Budget ilp_budget = Budget::OfWork(1'000'000);
   int improved = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     const PlacementProblem problem = testing::RandomPlacementProblem(
         {.buffers = 20, .seed = seed, .horizon = 16, .max_size = 40});
-    const Placement ilp = IlpPlacer().Place(problem);
-    const Placement reference = ExactPlacer(exact).Place(problem);
+    const Placement ilp = IlpPlacer().Place(problem, ilp_budget);
+    const Placement reference =
+        ExactPlacer(exact).Place(problem, Budget::OfWork(5'000'000));
     ASSERT_TRUE(reference.optimal());
     EXPECT_EQ(ilp.arena_bytes, reference.arena_bytes) << "seed " << seed;
     EXPECT_TRUE(ilp.optimal()) << "seed " << seed;
@@ -38,7 +40,7 @@ TEST(IlpTest, RespectsAlignment) {
       {testing::TestBuffer("a", 0, 4, 12), testing::TestBuffer("b", 2, 6, 24),
        testing::TestBuffer("c", 3, 8, 8), testing::TestBuffer("d", 0, 2, 30)}};
   for (PlacementBuffer& b : problem.buffers) b.alignment = 16;
-  const Placement placement = IlpPlacer().Place(problem);
+  const Placement placement = IlpPlacer().Place(problem, Budget::OfWork(1'000'000));
   const PlacementCheck check = CheckPlacement(problem, placement.offsets);
   EXPECT_TRUE(check.valid) << check.error;
   EXPECT_TRUE(placement.optimal());

@@ -15,6 +15,15 @@ inline std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
   return sum;
 }
 
+// How far a result lies above its proven lower bound, as a fraction of the bound:
+// (value - bound) / bound; 0 when the bound is 0. The one definition of "gap" in olla,
+// for orders (peak vs bound) and placements (arena vs bound) alike.
+inline double Gap(int64_t value, int64_t bound) {
+  return bound <= 0 ? 0.0
+                    : (static_cast<double>(value) - static_cast<double>(bound)) /
+                          static_cast<double>(bound);
+}
+
 // "62914560 B (60.0 MiB)"-style text: exact bytes, then binary units to one decimal.
 std::string FormatBytes(int64_t bytes);
 

@@ -118,11 +118,6 @@ nlohmann::ordered_json PlacementSummaryJson(const PlacementProblem& problem,
 
 namespace {
 
-double GapPercent(int64_t peak, int64_t bound) {
-  return peak > 0 ? 100.0 * static_cast<double>(peak - bound) / static_cast<double>(peak)
-                  : 0.0;
-}
-
 double Below(int64_t peak, int64_t eager) {
   return eager > 0
              ? 100.0 * static_cast<double>(eager - peak) / static_cast<double>(eager)
@@ -137,7 +132,7 @@ std::string ScheduleSummaryText(const ScheduleResult& result, double seconds) {
       "{:.3f} s\n",
       result.peak_bytes, FormatBinaryUnits(result.peak_bytes),
       Below(result.peak_bytes, result.eager_peak_bytes), result.eager_peak_bytes,
-      result.lower_bound_bytes, GapPercent(result.peak_bytes, result.lower_bound_bytes),
+      result.lower_bound_bytes, 100.0 * Gap(result.peak_bytes, result.lower_bound_bytes),
       result.optimal ? "optimal" : "not proven optimal", result.method, seconds);
   if (!result.pieces.empty()) {
     int32_t exact = 0;
@@ -166,7 +161,7 @@ nlohmann::ordered_json ScheduleSummaryJson(const Graph& graph,
   json["best_heuristic"] = result.best_heuristic;
   json["best_heuristic_peak_live_bytes"] = result.best_heuristic_peak_bytes;
   json["lower_bound_bytes"] = result.lower_bound_bytes;
-  json["gap"] = GapPercent(result.peak_bytes, result.lower_bound_bytes) / 100.0;
+  json["gap"] = Gap(result.peak_bytes, result.lower_bound_bytes);
   json["optimal"] = result.optimal;
   json["below_eager"] = Below(result.peak_bytes, result.eager_peak_bytes) / 100.0;
   nlohmann::ordered_json pieces = nlohmann::ordered_json::array();

@@ -14,7 +14,8 @@ BestOfPlacer::BestOfPlacer(std::string name, std::vector<std::unique_ptr<Placer>
   OLLA_CHECK(threads_ >= 1, "a best-of placer needs a thread");
 }
 
-Placement BestOfPlacer::Place(const PlacementProblem& problem) const {
+Placement BestOfPlacer::Place(const PlacementProblem& problem,
+                              const Budget& budget) const {
   std::vector<Placement> results(placers_.size());
   Placement best;
   int64_t bound = 0;
@@ -23,9 +24,9 @@ Placement BestOfPlacer::Place(const PlacementProblem& problem) const {
     const size_t last = std::min(placers_.size(), first + batch_size);
     std::vector<std::thread> workers;
     for (size_t i = first + 1; i < last; ++i) {
-      workers.emplace_back([&, i] { results[i] = placers_[i]->Place(problem); });
+      workers.emplace_back([&, i] { results[i] = placers_[i]->Place(problem, budget); });
     }
-    results[first] = placers_[first]->Place(problem);
+    results[first] = placers_[first]->Place(problem, budget);
     for (std::thread& worker : workers) worker.join();
     for (size_t i = first; i < last; ++i) {
       bound = std::max(bound, results[i].lower_bound_bytes);
@@ -33,6 +34,10 @@ Placement BestOfPlacer::Place(const PlacementProblem& problem) const {
         best = std::move(results[i]);
     }
     if (best.arena_bytes <= bound) break;
+    if (budget.OutOfTime() && last < placers_.size()) {
+      best.stopped_by = budget.Reached();
+      break;
+    }
   }
   best.lower_bound_bytes = bound;
   return best;

@@ -100,7 +100,7 @@ class Searcher {
  public:
   Searcher(const SearchSpace& space, const Partition& partition, const RankRule& rule,
            int64_t capacity, const ExactOptions& options, int64_t node_limit,
-           Clock::time_point deadline)
+           const Budget& budget)
       : space_(space),
         partition_(partition),
         problem_(space.problem),
@@ -109,7 +109,7 @@ class Searcher {
         capacity_(capacity),
         options_(options),
         node_limit_(node_limit),
-        deadline_(deadline) {}
+        budget_(budget) {}
 
   Outcome Run(std::vector<int64_t>& offsets) {
     const auto n = static_cast<size_t>(problem_.size());
@@ -160,7 +160,7 @@ class Searcher {
     if (options_.section_bound && !SectionFits(partition_.sections, 0)) {
       return Outcome::kExhausted;  // Some stretch holds more than the capacity.
     }
-    if (Clock::now() > deadline_) return Outcome::kAborted;  // Setting up took it all.
+    if (budget_.OutOfTime()) return Outcome::kAborted;  // Setting up took it all.
     Rank(unplaced, partition_.sections);
     if (Search(unplaced, partition_.sections, 0, -1)) {
       for (int32_t b : partition_.buffers) {
@@ -245,7 +245,7 @@ class Searcher {
     if (options_.section_bound && !ChangedSectionsFit(last_offset)) return false;
     // The clock is read every 64 nodes: on large traces a node takes up to a
     // millisecond.
-    if (++nodes_ > node_limit_ || ((nodes_ & 63) == 0 && Clock::now() > deadline_)) {
+    if (++nodes_ > node_limit_ || ((nodes_ & 63) == 0 && budget_.OutOfTime())) {
       aborted_ = true;
       return false;
     }
@@ -508,7 +508,7 @@ class Searcher {
   const int64_t capacity_;
   const ExactOptions& options_;
   const int64_t node_limit_;
-  const Clock::time_point deadline_;
+  const Budget& budget_;  // Only its clock and stop flag: work is counted per round.
 
   std::vector<int64_t> offset_;  // -1 while unplaced.
   // The lowest aligned offset at or above every placed buffer each one overlaps.
@@ -550,27 +550,27 @@ class Searcher {
 // for 1,821 buffers), so the others should not spend long before it gets its turn.
 Feasibility SolvePartition(const SearchSpace& space, const Partition& partition,
                            int64_t capacity, const ExactOptions& options,
-                           Clock::time_point deadline, int64_t& work_left,
-                           std::vector<int64_t>& offsets, int64_t& nodes) {
+                           const Budget& budget, std::vector<int64_t>& offsets,
+                           int64_t& nodes) {
   int64_t limit =
       std::max<int64_t>(1000, static_cast<int64_t>(partition.buffers.size()) * 5 / 4);
   const size_t stack_bytes = StackForRecursion(partition.buffers.size());
-  while (work_left > 0 && Clock::now() < deadline) {
-    const int64_t round_limit = std::min(limit, work_left);
+  while (!budget.Exhausted()) {
+    const int64_t round_limit = std::min(limit, budget.work_left());
     struct Run {
       Outcome outcome = Outcome::kAborted;
       std::vector<int64_t> offsets;
       int64_t nodes = 0;
     };
     std::vector<Run> runs(kRankRules.size());
-    for (size_t first = 0; first < kRankRules.size() && Clock::now() < deadline;
+    for (size_t first = 0; first < kRankRules.size() && !budget.OutOfTime();
          first += static_cast<size_t>(options.threads)) {
       const size_t last =
           std::min(kRankRules.size(), first + static_cast<size_t>(options.threads));
       auto run = [&](size_t r) {
         runs[r].offsets = offsets;
         Searcher searcher(space, partition, kRankRules[r], capacity, options, round_limit,
-                          deadline);
+                          budget);
         runs[r].outcome = searcher.Run(runs[r].offsets);
         runs[r].nodes = searcher.nodes();
       };
@@ -587,7 +587,7 @@ Feasibility SolvePartition(const SearchSpace& space, const Partition& partition,
       // first conclusive one, so the budget is spent the same on any thread count.
       for (size_t r = first; r < last; ++r) {
         nodes += runs[r].nodes;
-        work_left -= runs[r].nodes;
+        budget.Spend(runs[r].nodes);
         if (runs[r].outcome == Outcome::kFound) {
           offsets = std::move(runs[r].offsets);
           return Feasibility::kFits;
@@ -601,14 +601,13 @@ Feasibility SolvePartition(const SearchSpace& space, const Partition& partition,
 }
 
 CapacitySearch FitUntil(const SearchSpace& space, int64_t capacity,
-                        const ExactOptions& options, Clock::time_point deadline,
-                        int64_t& work_left) {
+                        const ExactOptions& options, const Budget& budget) {
   CapacitySearch result;
   result.offsets.assign(space.problem.buffers.size(), 0);
   result.feasibility = Feasibility::kFits;
   for (const Partition& partition : space.partitions) {
-    const Feasibility part = SolvePartition(space, partition, capacity, options, deadline,
-                                            work_left, result.offsets, result.nodes);
+    const Feasibility part = SolvePartition(space, partition, capacity, options, budget,
+                                            result.offsets, result.nodes);
     if (part == Feasibility::kDoesNotFit) {
       result.feasibility = Feasibility::kDoesNotFit;
       break;
@@ -619,29 +618,24 @@ CapacitySearch FitUntil(const SearchSpace& space, int64_t capacity,
   return result;
 }
 
-Clock::time_point DeadlineAfter(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
-}
-
 }  // namespace
 
 CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacity,
-                                const ExactOptions& options) {
+                                const ExactOptions& options, const Budget& budget) {
   OLLA_CHECK(!HasFixedOffsets(problem), "the exact search does not take fixed offsets");
-  const auto deadline = DeadlineAfter(options.time_limit_seconds);
-  int64_t work_left = options.work_limit;
-  return FitUntil(SearchSpace(problem, options.decompose), capacity, options, deadline,
-                  work_left);
+  return FitUntil(SearchSpace(problem, options.decompose), capacity, options, budget);
 }
 
-Placement ExactPlacer::Place(const PlacementProblem& problem) const {
-  const auto deadline = DeadlineAfter(options_.time_limit_seconds);
-  Placement best = BestGreedyPlacement(problem, options_.threads);
+Placement ExactPlacer::Place(const PlacementProblem& problem,
+                             const Budget& budget) const {
+  Placement best = BestGreedyPlacement(problem, options_.threads, budget);
+  if (best.optimal() || HasFixedOffsets(problem)) return best;
   // On the largest traces the greedy start alone can take most of the time.
-  if (best.optimal() || HasFixedOffsets(problem) || Clock::now() >= deadline) return best;
+  if (budget.Exhausted()) {
+    best.stopped_by = budget.Reached();
+    return best;
+  }
   const SearchSpace space(problem, options_.decompose);
-  int64_t work_left = options_.work_limit;
   // Every arena is a sum of sizes and alignment padding: a multiple of their gcd.
   int64_t granularity = 0;
   for (const PlacementBuffer& b : problem.buffers) {
@@ -656,16 +650,12 @@ Placement ExactPlacer::Place(const PlacementProblem& problem) const {
   int64_t bound = round_up(best.lower_bound_bytes);  // Proven.
   int64_t low = bound;                               // Lowest capacity worth a probe.
   int64_t capacity = bound;
-  while (low < best.arena_bytes && work_left > 0 && Clock::now() < deadline) {
+  while (low < best.arena_bytes && !budget.Exhausted()) {
     // The probe at the bound gets three quarters of everything, later ones a quarter of
     // what is left: real traces usually reach the bound.
-    const int64_t quarters = capacity == round_up(best.lower_bound_bytes) ? 3 : 1;
-    int64_t budget = work_left / 4 * quarters;
-    const int64_t budget_before = budget;
-    const Clock::time_point until =
-        Clock::now() + (deadline - Clock::now()) / 4 * quarters;
-    const CapacitySearch search = FitUntil(space, capacity, options_, until, budget);
-    work_left -= budget_before - budget;
+    const double share = capacity == round_up(best.lower_bound_bytes) ? 0.75 : 0.25;
+    const CapacitySearch search =
+        FitUntil(space, capacity, options_, budget.Split(share));
     if (search.feasibility == Feasibility::kFits) {
       best.offsets = search.offsets;
       best.arena_bytes = ArenaOf(problem, best.offsets);
@@ -678,6 +668,7 @@ Placement ExactPlacer::Place(const PlacementProblem& problem) const {
     if (capacity >= best.arena_bytes) break;
   }
   best.lower_bound_bytes = std::min(bound, best.arena_bytes);
+  if (!best.optimal()) best.stopped_by = budget.Reached();
   return best;
 }
 

@@ -20,9 +20,9 @@
 // rank orders are raced on both cores in deterministic rounds with growing node limits
 // (restarts), and the search starts from the best greedy placement so it is anytime.
 //
-// Limits: a wall-clock limit (it covers the greedy start) and a deterministic work limit
-// (search nodes); results are the same for every thread count unless the wall clock
-// cuts a search short. Memory: O(n + overlapping pairs + sum of the buffers' spans in
+// Limits: the budget (core/budget.h) covers the greedy start; its work units are search
+// nodes. Results are the same for every thread count unless the wall clock cuts a
+// search short. Memory: O(n + overlapping pairs + sum of the buffers' spans in
 // sections) per search running at once.
 #pragma once
 
@@ -42,9 +42,7 @@ struct ExactOptions {
   bool decompose = true;
   bool place_hatless = true;  // Buffers nothing unplaced overlaps are placed at once.
 
-  double time_limit_seconds = 30.0;  // Wall clock, for one Place or FitUnderCapacity.
-  int64_t work_limit = 200'000'000;  // Search nodes, for one Place or FitUnderCapacity.
-  int threads = 2;                   // Rank orders searched at once.
+  int threads = 2;  // Rank orders searched at once.
 };
 
 enum class Feasibility { kFits, kDoesNotFit, kUnknown };
@@ -55,9 +53,9 @@ struct CapacitySearch {
   int64_t nodes = 0;             // Search nodes spent.
 };
 
-// Decides whether `problem` fits in `capacity` bytes. kUnknown when a limit ran out.
+// Decides whether `problem` fits in `capacity` bytes. kUnknown when the budget ran out.
 CapacitySearch FitUnderCapacity(const PlacementProblem& problem, int64_t capacity,
-                                const ExactOptions& options = {});
+                                const ExactOptions& options, const Budget& budget);
 
 // Minimises the arena: the best greedy placement first, then the live-bytes bound, then
 // a bisection between the proven bound and the best arena found, until the search
@@ -67,7 +65,7 @@ class ExactPlacer : public Placer {
  public:
   explicit ExactPlacer(ExactOptions options = {}) : options_(options) {}
   std::string name() const override { return "exact"; }
-  Placement Place(const PlacementProblem& problem) const override;
+  Placement Place(const PlacementProblem& problem, const Budget& budget) const override;
 
  private:
   ExactOptions options_;

@@ -117,7 +117,7 @@ std::string GreedyPlacer::name() const {
   return std::string(FitName(options_.fit)) + "/" + OrderName(options_.order);
 }
 
-Placement GreedyPlacer::Place(const PlacementProblem& problem) const {
+Placement GreedyPlacer::Place(const PlacementProblem& problem, const Budget&) const {
   // The index holds the placed buffers of non-zero size: the only ones that take bytes.
   IntervalIndex placed_index(problem, /*all_active=*/false);
   const auto n = static_cast<size_t>(problem.size());
@@ -180,12 +180,13 @@ std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& pro
   return Placers(fits, kAllOrders);
 }
 
-Placement BestGreedyPlacement(const PlacementProblem& problem, int threads) {
+Placement BestGreedyPlacement(const PlacementProblem& problem, int threads,
+                              const Budget& budget) {
   return BestOfPlacer(
              "greedy",
              GreedyPortfolio(problem, {FitPolicy::kBestFit, FitPolicy::kFirstFit}),
              threads)
-      .Place(problem);
+      .Place(problem, budget);
 }
 
 std::vector<std::unique_ptr<Placer>> AllGreedyPlacers() {

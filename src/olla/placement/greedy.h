@@ -32,7 +32,7 @@ class GreedyPlacer : public Placer {
  public:
   explicit GreedyPlacer(GreedyOptions options) : options_(options) {}
   std::string name() const override;  // For example "best-fit/size".
-  Placement Place(const PlacementProblem& problem) const override;
+  Placement Place(const PlacementProblem& problem, const Budget& budget) const override;
 
  private:
   GreedyOptions options_;
@@ -51,7 +51,8 @@ std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& pro
                                                      std::vector<FitPolicy> fits);
 
 // The best placement of the whole portfolio (both fit policies), on `threads` threads:
-// where the searches start.
-Placement BestGreedyPlacement(const PlacementProblem& problem, int threads);
+// where the searches start. Out of time, it keeps what the first batch found.
+Placement BestGreedyPlacement(const PlacementProblem& problem, int threads,
+                              const Budget& budget);
 
 }  // namespace olla

@@ -36,8 +36,8 @@ std::vector<std::vector<int32_t>> MaximalLiveSets(const PlacementProblem& proble
 
 }  // namespace
 
-Placement IlpPlacer::Place(const PlacementProblem& problem) const {
-  Placement best = BestGreedyPlacement(problem, options_.threads);
+Placement IlpPlacer::Place(const PlacementProblem& problem, const Budget& budget) const {
+  Placement best = BestGreedyPlacement(problem, options_.threads, budget);
   if (best.optimal() || HasFixedOffsets(problem) || problem.size() == 0) return best;
 
   const auto n = static_cast<size_t>(problem.size());
@@ -171,11 +171,12 @@ Placement IlpPlacer::Place(const PlacementProblem& problem) const {
   }
 
   MilpOptions milp;
-  milp.time_limit_seconds = options_.time_limit_seconds;
+  LimitByBudget(budget, milp);
   milp.threads = options_.threads;
   if (start_fits) milp.start = start;
   StatusOr<MilpResult> result = options_.solver()->Solve(model, milp);
   OLLA_CHECK(result.ok(), "the location ILP is malformed: " + result.status().message());
+  budget.Spend(result->nodes);
   if (result->has_solution() && result->objective < upper - 0.5) {
     std::vector<int64_t> offsets(n);
     for (size_t i = 0; i < n; ++i) {
@@ -192,6 +193,7 @@ Placement IlpPlacer::Place(const PlacementProblem& problem) const {
     best.lower_bound_bytes =
         std::min(best.arena_bytes, std::max(best.lower_bound_bytes, proven));
   }
+  if (!best.optimal()) best.stopped_by = budget.Reached();
   return best;
 }
 

@@ -21,8 +21,8 @@
 
 namespace olla {
 
+// The budget's work units are CBC's branch-and-bound nodes.
 struct IlpOptions {
-  double time_limit_seconds = 30.0;
   int threads = 1;
   std::function<std::unique_ptr<MilpSolver>()> solver = MakeDefaultMilpSolver;
 };
@@ -31,7 +31,7 @@ class IlpPlacer : public Placer {
  public:
   explicit IlpPlacer(IlpOptions options = {}) : options_(std::move(options)) {}
   std::string name() const override { return "ilp"; }
-  Placement Place(const PlacementProblem& problem) const override;
+  Placement Place(const PlacementProblem& problem, const Budget& budget) const override;
 
  private:
   IlpOptions options_;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "olla/core/budget.h"
+#include "olla/core/bytes.h"
 #include "olla/placement/problem.h"
 
 namespace olla {
@@ -19,14 +21,12 @@ struct Placement {
   int64_t arena_bytes = 0;        // max(offset + size) over the buffers.
   int64_t lower_bound_bytes = 0;  // Proven: no placement fits in fewer bytes.
   std::string method;             // The placer that produced the offsets.
+  // The limit that stopped the search before it proved its result optimal (kNone when it
+  // finished, or when nothing was left to search).
+  Budget::Limit stopped_by = Budget::Limit::kNone;
 
   bool optimal() const { return arena_bytes == lower_bound_bytes; }
-  // (arena - bound) / bound; 0 when the bound is 0.
-  double gap() const {
-    return lower_bound_bytes == 0 ? 0.0
-                                  : static_cast<double>(arena_bytes - lower_bound_bytes) /
-                                        static_cast<double>(lower_bound_bytes);
-  }
+  double gap() const { return Gap(arena_bytes, lower_bound_bytes); }  // core/bytes.h
 };
 
 // max(offset + size) over the problem's buffers.

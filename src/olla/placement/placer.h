@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "olla/core/budget.h"
 #include "olla/placement/placement.h"
 #include "olla/placement/problem.h"
 
@@ -14,8 +15,11 @@ class Placer {
   virtual ~Placer() = default;
   virtual std::string name() const = 0;
   // `problem` must be valid (ValidatePlacementProblem). Returns valid offsets: fixed
-  // buffers at their offsets, no two overlapping buffers sharing a byte.
-  virtual Placement Place(const PlacementProblem& problem) const = 0;
+  // buffers at their offsets, no two overlapping buffers sharing a byte. A search stops
+  // when `budget` runs out, with the best placement found; a greedy placer always
+  // finishes the one pass it makes.
+  virtual Placement Place(const PlacementProblem& problem,
+                          const Budget& budget) const = 0;
 };
 
 }  // namespace olla

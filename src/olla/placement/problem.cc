@@ -1,6 +1,7 @@
 #include "olla/placement/problem.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -38,6 +39,24 @@ Status ValidatePlacementProblem(const PlacementProblem& problem) {
             fmt::format("buffer {}: fixed offset + size overflows", b.id));
       }
     }
+  }
+  return OkStatus();
+}
+
+Status AlignAll(PlacementProblem& problem, int64_t alignment) {
+  if (alignment <= 0)
+    return InvalidInput(fmt::format("alignment {} is not positive", alignment));
+  constexpr int64_t kMaxAlignment = int64_t{1} << 62;
+  for (PlacementBuffer& b : problem.buffers) {
+    if (b.alignment <= 0) continue;  // ValidatePlacementProblem names it.
+    const int64_t reduced = b.alignment / std::gcd(b.alignment, alignment);
+    int64_t lcm = 0;
+    if (__builtin_mul_overflow(reduced, alignment, &lcm) || lcm > kMaxAlignment) {
+      return InvalidInput(
+          fmt::format("buffer {}: alignment {} combined with {} exceeds 2^62", b.id,
+                      b.alignment, alignment));
+    }
+    b.alignment = lcm;
   }
   return OkStatus();
 }

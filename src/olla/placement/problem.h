@@ -41,6 +41,11 @@ struct PlacementProblem {
 // Messages name the buffer by its id.
 Status ValidatePlacementProblem(const PlacementProblem& problem);
 
+// Aligns every offset to a multiple of `alignment` as well as of the buffer's own: each
+// buffer's alignment becomes the least common multiple. An lcm above 2^62 (where
+// offsets could no longer be represented) is an error naming the buffer.
+Status AlignAll(PlacementProblem& problem, int64_t alignment);
+
 struct LiveBytesBound {
   int64_t bytes = 0;  // No placement's arena is smaller.
   int64_t time = 0;   // An instant at which that many bytes are live (or the fixed

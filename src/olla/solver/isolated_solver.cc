@@ -80,6 +80,7 @@ void Encode(const StatusOr<MilpResult>& solved, Writer& out) {
   out.Add(static_cast<int32_t>(solved->conclusion));
   out.Add(solved->objective);
   out.Add(solved->best_bound);
+  out.Add(solved->nodes);
   out.Add(static_cast<uint64_t>(solved->values.size()));
   out.Add(solved->values.data(), solved->values.size() * sizeof(double));
   out.Add(solved->failure);
@@ -97,7 +98,8 @@ std::optional<StatusOr<MilpResult>> Decode(Reader in) {
   int32_t conclusion = 0;
   uint64_t count = 0;
   if (!in.Take(conclusion) || !in.Take(result.objective) || !in.Take(result.best_bound) ||
-      !in.Take(count) || count > in.left() / sizeof(double)) {  // Before allocating.
+      !in.Take(result.nodes) || !in.Take(count) ||
+      count > in.left() / sizeof(double)) {  // Before allocating.
     return std::nullopt;
   }
   result.conclusion = static_cast<MilpConclusion>(conclusion);

@@ -7,11 +7,14 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "olla/core/budget.h"
 #include "olla/core/status.h"
 #include "olla/solver/milp_model.h"
 
@@ -19,6 +22,8 @@ namespace olla {
 
 struct MilpOptions {
   double time_limit_seconds = 60.0;  // Wall clock.
+  // Branch-and-bound nodes: the deterministic limit (tests use it, not the clock).
+  int64_t max_nodes = std::numeric_limits<int64_t>::max();
   double relative_gap = 0.0;  // Stop once (incumbent - bound) / incumbent is below.
   int threads = 1;            // Deterministic for any count.
   std::optional<std::vector<double>> start;  // A feasible solution to start from.
@@ -31,6 +36,7 @@ struct MilpResult {
   std::vector<double> values;  // One per variable, when a solution was found.
   double objective = 0.0;
   double best_bound = 0.0;  // No solution is better than this (may be infinite).
+  int64_t nodes = 0;        // Branch-and-bound nodes explored.
   std::string failure;      // Set when the solver died and left no result.
 
   bool has_solution() const {
@@ -54,6 +60,10 @@ class MilpSolver {
 // its time limit before it has read the start; a crashed solver leaves nothing.)
 void FallBackToStart(const MilpModel& model, const MilpOptions& options,
                      MilpResult& result);
+
+// The MILP limits that fit what is left of `budget`: its seconds and its work as nodes.
+// After the solve, `budget.Spend(result.nodes)` charges the work.
+void LimitByBudget(const Budget& budget, MilpOptions& options);
 
 // COIN-OR CBC (solver/cbc/cbc_solver.cc), in this process.
 std::unique_ptr<MilpSolver> MakeCbcSolver();

@@ -4,6 +4,8 @@
 // seconds unless "timeMode elapsed" is set; "threads N" is nondeterministic but
 // "threads 100+N" runs N threads deterministically; the proven bound is
 // Cbc_getBestPossibleObjValue; Cbc_setMIPStartI takes a start by column index.
+#include <algorithm>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -63,6 +65,9 @@ class CbcSolver : public MilpSolver {
     Cbc_setObjSense(m, model.maximize() ? -1.0 : 1.0);
     Cbc_setParameter(m, "timeMode", "elapsed");
     Cbc_setMaximumSeconds(m, options.time_limit_seconds);
+    if (options.max_nodes < std::numeric_limits<int>::max()) {
+      Cbc_setMaximumNodes(m, static_cast<int>(std::max<int64_t>(options.max_nodes, 0)));
+    }
     Cbc_setAllowableFractionGap(m, options.relative_gap);
     if (options.threads > 1) {
       Cbc_setParameter(m, "threads", std::to_string(100 + options.threads).c_str());
@@ -91,6 +96,7 @@ class CbcSolver : public MilpSolver {
       result.values.assign(values, values + columns_count);
       result.objective = model.Objective(result.values);
     }
+    result.nodes = Cbc_getNodeCount(m);
     result.best_bound = result.conclusion == MilpConclusion::kOptimal
                             ? result.objective
                             : Cbc_getBestPossibleObjValue(m);
