@@ -78,7 +78,7 @@ TEST(DecompositionTest, NeverChangesTheOptimum) {
     options.stop_at_bound = false;
     const PiecewiseResult result =
         ImprovePieces(model, timings, ForcedLiveBytes(graph),
-                      FollowRules(model, timings, EagerOrder(graph)), options);
+                      FollowRules(model, timings, EagerOrder(graph)), options, Budget());
     ASSERT_GT(result.pieces.size(), 3u);
     for (const PieceOutcome& piece : result.pieces) ASSERT_TRUE(piece.optimal);
     const int64_t optimum = testing::BruteForceOptimalPeak(graph);

@@ -14,16 +14,18 @@
 namespace olla {
 namespace {
 
+// Tests stop on work (CBC nodes), never on the clock.
+Budget TestBudget() { return Budget::OfWork(1'000'000); }
+
 TEST(LifetimeIlpTest, OneOpPerStepIsTheBruteForceOptimum) {
   for (uint64_t seed = 1; seed <= 25; ++seed) {
     const Graph graph =
         testing::RandomScheduleGraph(4 + static_cast<int32_t>(seed % 6), seed);
     const MemoryModel model(graph);
     LifetimeIlpOptions options;
-    options.time_limit_seconds = 30;
     // Half the runs start from the eager order, half from nothing.
     if (seed % 2 == 0) options.start = EagerOrder(graph);
-    const LifetimeIlpResult result = SolveLifetimeIlp(graph, options);
+    const LifetimeIlpResult result = SolveLifetimeIlp(graph, options, TestBudget());
     ASSERT_TRUE(result.solved && result.optimal) << "seed " << seed;
     ASSERT_TRUE(CheckValidOrder(graph, result.order).ok()) << "seed " << seed;
     const int64_t optimum = testing::BruteForceOptimalPeak(graph);
@@ -37,7 +39,7 @@ TEST(LifetimeIlpTest, OneOpPerStepIsTheBruteForceOptimum) {
 TEST(LifetimeIlpTest, Figure3) {
   const Graph graph = testing::Figure3Graph();
   LifetimeIlpOptions options;
-  const LifetimeIlpResult result = SolveLifetimeIlp(graph, options);
+  const LifetimeIlpResult result = SolveLifetimeIlp(graph, options, TestBudget());
   ASSERT_TRUE(result.optimal);
   EXPECT_EQ(result.model_peak_bytes, 47185920);
   EXPECT_EQ(result.order.ops, (std::vector<OpId>{OpId(0), OpId(2), OpId(1), OpId(3)}));
@@ -52,8 +54,7 @@ TEST(LifetimeIlpTest, PaperHorizonGivesValidOrdersAndOverCountsNothingBelowTheOp
   const MemoryModel model(graph);
   LifetimeIlpOptions options;
   options.horizon = IlpHorizon::kPaper;
-  options.time_limit_seconds = 30;
-  const LifetimeIlpResult result = SolveLifetimeIlp(graph, options);
+  const LifetimeIlpResult result = SolveLifetimeIlp(graph, options, TestBudget());
   ASSERT_TRUE(result.solved);
   ASSERT_TRUE(CheckValidOrder(graph, result.order).ok());
   EXPECT_LE(PeakOf(model, result.order), result.model_peak_bytes);
@@ -68,10 +69,11 @@ TEST(LifetimeIlpTest, ATimeLimitInsideCbcPreprocessingCostsOnlyTheSolve) {
   const Graph graph = testing::RandomScheduleGraph(15, 6, 0.2);
   for (int step = 1; step <= 12; ++step) {
     LifetimeIlpOptions options;
-    options.time_limit_seconds = 0.01 * step;
     options.threads = 2;
     options.start = EagerOrder(graph);
-    const LifetimeIlpResult result = SolveLifetimeIlp(graph, options);
+    // Deliberately the clock: any outcome passes, as long as this process lives.
+    const LifetimeIlpResult result =
+        SolveLifetimeIlp(graph, options, Budget::Of(0.01 * step));
     if (result.solved) {
       EXPECT_TRUE(CheckValidOrder(graph, result.order).ok());
     }

@@ -33,7 +33,7 @@ ScheduleResult ScheduleChecked(const Graph& graph, const std::string& method,
   ScheduleOptions options;
   options.method = method;
   options.rules = rules;
-  StatusOr<ScheduleResult> result = Schedule(graph, options);
+  StatusOr<ScheduleResult> result = Schedule(graph, options, Budget::OfWork(10'000'000));
   OLLA_CHECK(result.ok(), result.status().message());
   const MemoryModel model(graph);
   OLLA_CHECK(CheckValidOrder(graph, result->order).ok(), "invalid order");
@@ -93,7 +93,7 @@ TEST(SchedulerTest, NoMethodIsWorseThanTheBestHeuristicAndEveryOrderChecks) {
 }
 
 TEST(SchedulerTest, EveryMethodGivesValidOrdersOnRandomDags) {
-  // Validity only: the searches are cut short by a small time limit.
+  // Validity only: the searches are cut short by a small work limit.
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     const Graph graph =
         testing::RandomScheduleGraph(3 + static_cast<int32_t>(seed * 2), seed, 0.2);
@@ -102,8 +102,8 @@ TEST(SchedulerTest, EveryMethodGivesValidOrdersOnRandomDags) {
         ScheduleOptions options;
         options.method = method;
         options.rules.updates_asap = updates_asap;
-        options.time_limit_seconds = 0.2;
-        const StatusOr<ScheduleResult> result = Schedule(graph, options);
+        const StatusOr<ScheduleResult> result =
+            Schedule(graph, options, Budget::OfWork(20));
         ASSERT_TRUE(result.ok()) << method;
         Plan plan;
         plan.order = result->order;
@@ -123,7 +123,8 @@ TEST(SchedulerTest, IlpMethodFindsAndProvesFigure3sOptimum) {
     options.method = "ilp";
     options.rules.updates_asap = false;
     options.ilp_horizon = horizon;
-    const StatusOr<ScheduleResult> result = Schedule(testing::Figure3Graph(), options);
+    const StatusOr<ScheduleResult> result =
+        Schedule(testing::Figure3Graph(), options, Budget::OfWork(1'000'000));
     ASSERT_TRUE(result.ok());
     EXPECT_EQ(result->peak_bytes, 47185920);
     EXPECT_TRUE(result->optimal);
@@ -135,7 +136,8 @@ TEST(SchedulerTest, IlpMethodFindsAndProvesFigure3sOptimum) {
 TEST(SchedulerTest, UnknownMethodIsAnError) {
   ScheduleOptions options;
   options.method = "magic";
-  EXPECT_FALSE(Schedule(testing::Figure3Graph(), options).ok());
+  EXPECT_FALSE(
+      Schedule(testing::Figure3Graph(), options, Budget::OfWork(1'000'000)).ok());
 }
 
 }  // namespace

@@ -29,10 +29,12 @@ struct ScheduleCommandOptions {
   std::string ilp_horizon = "one-op";
   std::string output_path;
   ScheduleOptions schedule;
+  double time_limit_seconds = 8.0;
   bool json = false;
 };
 
-Plan OrderPlan(const ScheduleResult& result, const ScheduleOptions& options) {
+Plan OrderPlan(const ScheduleResult& result, const ScheduleCommandOptions& command) {
+  const ScheduleOptions& options = command.schedule;
   Plan plan;
   plan.order = result.order;
   plan.provenance.olla_version = Version();
@@ -40,13 +42,14 @@ Plan OrderPlan(const ScheduleResult& result, const ScheduleOptions& options) {
   plan.provenance.options = {
       {"method", options.method},
       {"updates_asap", options.rules.updates_asap ? "true" : "false"},
-      {"time_limit_seconds", fmt::format("{}", options.time_limit_seconds)}};
+      {"time_limit_seconds", fmt::format("{}", command.time_limit_seconds)}};
   plan.provenance.lower_bound_bytes = result.lower_bound_bytes;
   plan.provenance.peak_live_bytes = result.peak_bytes;
   return plan;
 }
 
 int RunSchedule(ScheduleCommandOptions options) {
+  const Budget budget = Budget::Of(options.time_limit_seconds);
   const auto started = std::chrono::steady_clock::now();
   StatusOr<Graph> graph = LoadGraph(options.graph_path);
   if (!graph.ok()) return ReportError(graph.status());
@@ -61,31 +64,20 @@ int RunSchedule(ScheduleCommandOptions options) {
   }
   options.schedule.ilp_horizon =
       options.ilp_horizon == "paper" ? IlpHorizon::kPaper : IlpHorizon::kOneOpPerStep;
-  // Pins become precedence edges of a renumbered graph; the order maps back by op.
-  std::optional<PinnedGraph> pinned;
   if (!options.pins_path.empty()) {
     StatusOr<std::vector<std::vector<OpId>>> chains = LoadPins(options.pins_path, *graph);
     if (!chains.ok()) return ReportError(chains.status());
-    StatusOr<PinnedGraph> pinning = PinChains(*graph, *chains);
-    if (!pinning.ok())
-      return ReportError(pinning.status().WithContext(options.pins_path));
-    pinned.emplace(std::move(pinning).value());
+    options.schedule.pins = std::move(chains).value();
   }
-  StatusOr<ScheduleResult> result =
-      Schedule(pinned ? pinned->graph : *graph, options.schedule);
+  StatusOr<ScheduleResult> result = Schedule(*graph, options.schedule, budget);
   if (showed_progress) std::cerr << "\r\033[K" << std::flush;
-  if (!result.ok()) return ReportError(result.status());
-  if (pinned) {
-    // The pins are edges of the pinned graph: an order valid for it honours them.
-    if (!CheckValidOrder(pinned->graph, result->order).ok()) {
-      return ReportError(
-          Internal("schedule/" + result->method + " broke a pinned order"));
-    }
-    for (OpId& op : result->order.ops) op = pinned->original[op.index()];
-    result->eager_peak_bytes = PeakOf(MemoryModel(*graph), EagerOrder(*graph));
+  if (!result.ok()) {
+    const std::string& context = options.schedule.pins.empty() ? "" : options.pins_path;
+    return ReportError(context.empty() ? result.status()
+                                       : result.status().WithContext(context));
   }
 
-  const Plan plan = OrderPlan(*result, options.schedule);
+  const Plan plan = OrderPlan(*result, options);
   const PlanCheck check = CheckPlan(*graph, plan);
   if (!check.valid || check.peak_live_bytes != result->peak_bytes) {
     return ReportError(Internal(fmt::format(
@@ -125,7 +117,7 @@ void AddScheduleCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember(methods))
       ->capture_default_str();
   command
-      ->add_option("--time-limit", options->schedule.time_limit_seconds,
+      ->add_option("--time-limit", options->time_limit_seconds,
                    "Wall-clock seconds for the whole schedule")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

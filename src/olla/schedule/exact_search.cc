@@ -20,13 +20,15 @@ class PieceSearch {
  public:
   PieceSearch(const MemoryModel& model, const std::vector<int64_t>& forced_live,
               const Executor& start, const std::vector<OpId>& free_ops, int64_t incumbent,
-              int64_t good_enough, const ExactSearchLimits& limits)
+              int64_t good_enough, const ExactSearchLimits& limits, const Budget& budget)
       : model_(model),
         graph_(model.graph()),
         forced_live_(forced_live),
         free_ops_(free_ops),
         good_enough_(good_enough),
         limits_(limits),
+        budget_(budget),
+        node_limit_(std::min(limits.max_nodes, budget.work_left())),
         best_(incumbent),
         local_(static_cast<size_t>(graph_.num_ops()), -1),
         bits_((free_ops.size() + 63) / 64, 0),
@@ -38,6 +40,7 @@ class PieceSearch {
 
   ExactSearchResult Run() {
     Search(0, 0);
+    budget_.Spend(nodes_);
     ExactSearchResult result;
     result.complete = !stopped_;
     result.improved = !best_ops_.empty();
@@ -50,9 +53,8 @@ class PieceSearch {
  private:
   bool OutOfBudget() {
     if (memo_.size() >= static_cast<size_t>(limits_.max_memo_states)) return true;
-    if (++nodes_ >= limits_.max_nodes) return true;
-    if ((nodes_ & 1023) == 0 && std::chrono::steady_clock::now() >= limits_.deadline)
-      return true;
+    if (++nodes_ >= node_limit_) return true;
+    if ((nodes_ & 1023) == 0 && budget_.OutOfTime()) return true;
     return false;
   }
 
@@ -107,6 +109,8 @@ class PieceSearch {
   const std::vector<OpId>& free_ops_;
   const int64_t good_enough_;
   const ExactSearchLimits limits_;
+  const Budget& budget_;
+  const int64_t node_limit_;
 
   int64_t best_;
   std::vector<OpId> best_ops_;
@@ -126,14 +130,14 @@ ExactSearchResult SearchPiece(const MemoryModel& model,
                               const std::vector<int64_t>& forced_live,
                               const Executor& start, const std::vector<OpId>& free_ops,
                               int64_t incumbent_peak, int64_t good_enough,
-                              const ExactSearchLimits& limits) {
+                              const ExactSearchLimits& limits, const Budget& budget) {
   // The search recurses one level per op run: a piece of 100,000 ops would overflow
   // the default stack, so it runs on a thread with a stack sized to the piece.
   ExactSearchResult result;
   {
     StackThread thread(StackForRecursion(free_ops.size()), [&] {
       result = PieceSearch(model, forced_live, start, free_ops, incumbent_peak,
-                           good_enough, limits)
+                           good_enough, limits, budget)
                    .Run();
     });
   }  // Joined here, before `result` is read.

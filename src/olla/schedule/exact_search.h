@@ -12,21 +12,20 @@
 // stop early, keeping the best order found.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
+#include "olla/core/budget.h"
 #include "olla/schedule/executor.h"
 #include "olla/schedule/memory_state.h"
 
 namespace olla {
 
-// Deterministic limits (the result depends on them alone) and a wall-clock safety net.
+// The search's own limits, deterministic: the memo's size bounds its memory, and a piece
+// gets at most max_nodes nodes of the budget (core/budget.h: work units are nodes).
 struct ExactSearchLimits {
   int64_t max_memo_states = 1'000'000;
   int64_t max_nodes = 20'000'000;
-  std::chrono::steady_clock::time_point deadline =
-      std::chrono::steady_clock::time_point::max();
 };
 
 struct ExactSearchResult {
@@ -45,6 +44,6 @@ ExactSearchResult SearchPiece(const MemoryModel& model,
                               const std::vector<int64_t>& forced_live,
                               const Executor& start, const std::vector<OpId>& free_ops,
                               int64_t incumbent_peak, int64_t good_enough,
-                              const ExactSearchLimits& limits);
+                              const ExactSearchLimits& limits, const Budget& budget);
 
 }  // namespace olla

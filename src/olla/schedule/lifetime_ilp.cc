@@ -346,8 +346,8 @@ class IlpBuilder {
 
 }  // namespace
 
-LifetimeIlpResult SolveLifetimeIlp(const Graph& graph,
-                                   const LifetimeIlpOptions& options) {
+LifetimeIlpResult SolveLifetimeIlp(const Graph& graph, const LifetimeIlpOptions& options,
+                                   const Budget& budget) {
   IlpBuilder builder(graph, options);
   LifetimeIlpResult result;
   result.steps = builder.steps();
@@ -360,8 +360,9 @@ LifetimeIlpResult SolveLifetimeIlp(const Graph& graph,
   result.variables = builder.model().num_variables();
   result.constraints = static_cast<int32_t>(builder.model().constraints().size());
 
+  if (budget.Exhausted()) return result;  // Building the model took it all.
   MilpOptions milp;
-  milp.time_limit_seconds = options.time_limit_seconds;
+  LimitByBudget(budget, milp);
   milp.relative_gap = options.relative_gap;
   milp.threads = options.threads;
   std::vector<int32_t> step_of;
@@ -376,6 +377,7 @@ LifetimeIlpResult SolveLifetimeIlp(const Graph& graph,
   }
   StatusOr<MilpResult> solved = options.solver()->Solve(builder.model(), milp);
   OLLA_CHECK(solved.ok(), "the lifetime ILP is malformed: " + solved.status().message());
+  budget.Spend(solved->nodes);
   const auto unit = static_cast<double>(builder.unit());
   if (solved->has_bound()) {
     result.model_bound_bytes =

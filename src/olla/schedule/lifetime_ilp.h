@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include "olla/core/budget.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
 #include "olla/solver/milp_solver.h"
@@ -39,7 +40,6 @@ enum class IlpHorizon { kPaper, kOneOpPerStep };
 struct LifetimeIlpOptions {
   IlpHorizon horizon = IlpHorizon::kOneOpPerStep;
   double paper_horizon_factor = 1.01;
-  double time_limit_seconds = 60.0;
   double relative_gap = 0.0;
   int threads = 1;
   int64_t lower_bound_bytes = 0;  // A proven bound on the peak, to bound z.
@@ -62,6 +62,8 @@ struct LifetimeIlpResult {
   std::string solver_failure;  // How the solver died, when it did (no solution then).
 };
 
-LifetimeIlpResult SolveLifetimeIlp(const Graph& graph, const LifetimeIlpOptions& options);
+// Within `budget`: its work units are CBC's branch-and-bound nodes.
+LifetimeIlpResult SolveLifetimeIlp(const Graph& graph, const LifetimeIlpOptions& options,
+                                   const Budget& budget);
 
 }  // namespace olla

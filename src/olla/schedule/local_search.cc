@@ -67,16 +67,15 @@ class Search {
     best_ = sequence_;
   }
 
-  LocalSearchResult Run() {
+  LocalSearchResult Run(const Budget& budget) {
     LocalSearchResult result;
     int64_t since_improvement = 0;
     const int64_t patience =
         std::max<int64_t>(2000, 20 * static_cast<int64_t>(sequence_.size()));
-    while (result.moves < options_.max_moves && best_peak_ > options_.target_peak &&
+    const int64_t max_moves = std::min(options_.max_moves, budget.work_left());
+    while (result.moves < max_moves && best_peak_ > options_.target_peak &&
            sequence_.size() > 1) {
-      if ((result.moves & 255) == 0 &&
-          std::chrono::steady_clock::now() >= options_.deadline)
-        break;
+      if ((result.moves & 255) == 0 && budget.OutOfTime()) break;
       ++result.moves;
       if (TryMove()) {
         if (peak_ < best_peak_) {
@@ -91,6 +90,7 @@ class Search {
         since_improvement = 0;
       }
     }
+    budget.Spend(result.moves);
     Executor executor(model_, timings_);
     for (OpId op : best_) executor.Run(op);
     result.order = executor.TakeOrder();
@@ -246,8 +246,9 @@ class Search {
 }  // namespace
 
 LocalSearchResult LocalSearch(const MemoryModel& model, const Timings& timings,
-                              const Order& start, const LocalSearchOptions& options) {
-  return Search(model, timings, start, options).Run();
+                              const Order& start, const LocalSearchOptions& options,
+                              const Budget& budget) {
+  return Search(model, timings, start, options).Run(budget);
 }
 
 }  // namespace olla

@@ -9,14 +9,14 @@
 // change and stops as soon as it reaches the best peak. Moves that do not raise the
 // peak are kept (plateaus are where the next improvement hides); after a long run
 // without improvement the search restarts from the best order, perturbed. The random
-// choices come from a fixed seed and the work is counted in moves, so the result is
-// deterministic unless the wall-clock deadline cuts in first.
+// choices come from a fixed seed and the work is counted in moves (the budget's work
+// units), so the result is deterministic unless the wall clock cuts in first.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
+#include "olla/core/budget.h"
 #include "olla/graph/order.h"
 #include "olla/schedule/executor.h"
 #include "olla/schedule/memory_state.h"
@@ -24,11 +24,10 @@
 namespace olla {
 
 struct LocalSearchOptions {
+  // Past this many moves the search rarely improves: it ends there even with budget left.
   int64_t max_moves = 200'000;
   uint64_t seed = 1;
   int64_t target_peak = 0;  // Stop once the peak is at or below it (a lower bound).
-  std::chrono::steady_clock::time_point deadline =
-      std::chrono::steady_clock::time_point::max();
 };
 
 struct LocalSearchResult {
@@ -41,6 +40,7 @@ struct LocalSearchResult {
 // Starts from `start` (any valid order) and never returns anything worse than
 // FollowRules(start).
 LocalSearchResult LocalSearch(const MemoryModel& model, const Timings& timings,
-                              const Order& start, const LocalSearchOptions& options);
+                              const Order& start, const LocalSearchOptions& options,
+                              const Budget& budget);
 
 }  // namespace olla

@@ -10,8 +10,6 @@
 namespace olla {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Runs `free_ops` on `executor`; returns the most bytes live meanwhile.
 int64_t RunAll(Executor& executor, const std::vector<OpId>& free_ops) {
   int64_t most = 0;
@@ -23,7 +21,8 @@ int64_t RunAll(Executor& executor, const std::vector<OpId>& free_ops) {
 
 PiecewiseResult ImprovePieces(const MemoryModel& model, const Timings& timings,
                               const std::vector<int64_t>& forced_live,
-                              const Order& incumbent, const PiecewiseOptions& options) {
+                              const Order& incumbent, const PiecewiseOptions& options,
+                              const Budget& budget) {
   const Graph& graph = model.graph();
   const std::vector<Piece> pieces = Decompose(graph, timings);
   std::vector<int32_t> piece_of(static_cast<size_t>(graph.num_ops()), -1);
@@ -58,16 +57,10 @@ PiecewiseResult ImprovePieces(const MemoryModel& model, const Timings& timings,
     } else if (incumbent_peak <= good_enough) {
       outcome.method = "at bound";
     } else {
-      const auto now = Clock::now();
-      const auto left = options.deadline - now;
-      const auto pieces_left = static_cast<int64_t>(pieces.size() - i);
-      ExactSearchLimits limits;
-      limits.deadline = options.deadline == Clock::time_point::max()
-                            ? options.deadline
-                            : now + std::max(left / pieces_left, left / 8);
-      const ExactSearchResult search =
-          SearchPiece(model, forced_live, executor, piece.free_ops, incumbent_peak,
-                      good_enough, limits);
+      const auto pieces_left = static_cast<double>(pieces.size() - i);
+      const ExactSearchResult search = SearchPiece(
+          model, forced_live, executor, piece.free_ops, incumbent_peak, good_enough,
+          ExactSearchLimits(), budget.Split(std::max(1.0 / pieces_left, 0.125)));
       if (search.improved) {
         chosen[i].clear();
         chosen[i] = search.ops;

@@ -3,12 +3,12 @@
 // the state the pieces before it leave.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "olla/core/budget.h"
 #include "olla/graph/order.h"
 #include "olla/schedule/executor.h"
 #include "olla/schedule/memory_state.h"
@@ -36,16 +36,16 @@ struct PiecewiseOptions {
   int64_t lower_bound = 0;
   // When false, every piece is searched to the end (tests: the pieces' optima).
   bool stop_at_bound = true;
-  std::chrono::steady_clock::time_point deadline =
-      std::chrono::steady_clock::time_point::max();
   std::function<void(const std::string&)> progress;
 };
 
 // `incumbent` must follow the rules of `timings` (FollowRules); `forced_live` is
 // analysis/lower_bounds.h's ForcedLiveBytes of the graph. The result is never worse
-// than the incumbent, piece by piece.
+// than the incumbent, piece by piece. Each piece searched gets an even share of what
+// is left of `budget` (at least an eighth).
 PiecewiseResult ImprovePieces(const MemoryModel& model, const Timings& timings,
                               const std::vector<int64_t>& forced_live,
-                              const Order& incumbent, const PiecewiseOptions& options);
+                              const Order& incumbent, const PiecewiseOptions& options,
+                              const Budget& budget);
 
 }  // namespace olla

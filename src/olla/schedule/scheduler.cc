@@ -1,18 +1,16 @@
 #include "olla/schedule/scheduler.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "olla/analysis/lower_bounds.h"
+#include "olla/analysis/topology.h"
+#include "olla/graph/pinned.h"
 #include "olla/schedule/heuristics.h"
 #include "olla/schedule/local_search.h"
 #include "olla/schedule/memory_state.h"
 #include "olla/schedule/piecewise.h"
 
 namespace olla {
-
-using Clock = std::chrono::steady_clock;
-
 namespace {
 
 bool IsMethod(const std::string& method) {
@@ -20,21 +18,10 @@ bool IsMethod(const std::string& method) {
          std::end(kScheduleMethods);
 }
 
-Clock::time_point After(Clock::time_point start, double seconds) {
-  return start + std::chrono::duration_cast<Clock::duration>(
-                     std::chrono::duration<double>(seconds));
-}
-
-}  // namespace
-
-StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& options) {
+// The methods on a graph without pins (or with pins made edges).
+ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
+                             const Budget& budget) {
   const std::string& method = options.method;
-  if (!IsMethod(method)) return InvalidInput("unknown schedule method '" + method + "'");
-  const auto started = Clock::now();
-  const auto deadline = After(started, options.time_limit_seconds);
-  // `auto` leaves the last part of its time to local search.
-  const auto exact_deadline =
-      method == "auto" ? After(started, 0.6 * options.time_limit_seconds) : deadline;
   const MemoryModel model(graph);
   const Timings timings(model, options.rules);
   ScheduleResult result;
@@ -48,32 +35,30 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
                                          : BestHeuristic(model, options.rules);
   result.best_heuristic = chosen.method;
   result.best_heuristic_peak_bytes = chosen.peak_bytes;
-  if (method == "dp" || method == "auto") {
-    if (chosen.peak_bytes > result.lower_bound_bytes) {
-      const Order incumbent = FollowRules(model, timings, chosen.order);
-      PiecewiseOptions piecewise;
-      piecewise.lower_bound = result.lower_bound_bytes;
-      piecewise.deadline = exact_deadline;
-      piecewise.progress = options.progress;
-      PiecewiseResult pieces =
-          ImprovePieces(model, timings, forced_live, incumbent, piecewise);
-      const int64_t peak = PeakOf(model, pieces.order);
-      for (const PieceOutcome& piece : pieces.pieces)
-        result.pieces.push_back({piece.free_ops, piece.method, piece.optimal});
-      result.lower_bound_bytes = std::max(result.lower_bound_bytes, pieces.proven_bound);
-      if (peak < chosen.peak_bytes) chosen = {"dp", std::move(pieces.order), peak};
-    }
+  if ((method == "dp" || method == "auto") &&
+      chosen.peak_bytes > result.lower_bound_bytes) {
+    const Order incumbent = FollowRules(model, timings, chosen.order);
+    PiecewiseOptions piecewise;
+    piecewise.lower_bound = result.lower_bound_bytes;
+    piecewise.progress = options.progress;
+    // `auto` leaves the last part of its budget to local search.
+    PiecewiseResult pieces =
+        ImprovePieces(model, timings, forced_live, incumbent, piecewise,
+                      method == "auto" ? budget.Split(0.6) : budget);
+    const int64_t peak = PeakOf(model, pieces.order);
+    for (const PieceOutcome& piece : pieces.pieces)
+      result.pieces.push_back({piece.free_ops, piece.method, piece.optimal});
+    result.lower_bound_bytes = std::max(result.lower_bound_bytes, pieces.proven_bound);
+    if (peak < chosen.peak_bytes) chosen = {"dp", std::move(pieces.order), peak};
   }
   if (method == "ilp") {
     LifetimeIlpOptions ilp;
     ilp.horizon = options.ilp_horizon;
-    ilp.time_limit_seconds =
-        std::max(1.0, std::chrono::duration<double>(deadline - Clock::now()).count());
     ilp.threads = options.threads;
     ilp.lower_bound_bytes = result.lower_bound_bytes;
     ilp.start = chosen.order;
     if (options.progress) options.progress("lifetime ILP");
-    LifetimeIlpResult solved = SolveLifetimeIlp(graph, ilp);
+    LifetimeIlpResult solved = SolveLifetimeIlp(graph, ilp, budget);
     if (solved.solved) {
       Order order = FollowRules(model, timings, solved.order);
       const int64_t peak = PeakOf(model, order);
@@ -89,9 +74,8 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
   if ((method == "local" || method == "auto") && !settled) {
     LocalSearchOptions local;
     local.target_peak = result.lower_bound_bytes;
-    local.deadline = deadline;
     if (options.progress) options.progress("local search");
-    LocalSearchResult search = LocalSearch(model, timings, chosen.order, local);
+    LocalSearchResult search = LocalSearch(model, timings, chosen.order, local, budget);
     if (search.peak_bytes < chosen.peak_bytes)
       chosen = {"local", std::move(search.order), search.peak_bytes};
   }
@@ -99,6 +83,25 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
   result.peak_bytes = chosen.peak_bytes;
   result.method = chosen.method;
   result.optimal = result.peak_bytes <= result.lower_bound_bytes;
+  if (!result.optimal) result.stopped_by = budget.Reached();
+  return result;
+}
+
+}  // namespace
+
+StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& options,
+                                  const Budget& budget) {
+  if (!IsMethod(options.method))
+    return InvalidInput("unknown schedule method '" + options.method + "'");
+  if (options.pins.empty()) return ScheduleGraph(graph, options, budget);
+  // Pins become precedence edges of a renumbered graph; the order maps back by op.
+  OLLA_ASSIGN_OR_RETURN(const PinnedGraph pinned, PinChains(graph, options.pins));
+  ScheduleResult result = ScheduleGraph(pinned.graph, options, budget);
+  // The pins are edges of the pinned graph: an order valid for it honours them.
+  OLLA_CHECK(CheckValidOrder(pinned.graph, result.order).ok(),
+             "schedule/" + result.method + " broke a pinned order");
+  for (OpId& op : result.order.ops) op = pinned.original[op.index()];
+  result.eager_peak_bytes = PeakOf(MemoryModel(graph), EagerOrder(graph));
   return result;
 }
 

@@ -5,7 +5,11 @@
 // dynamic programming per piece), "local" (local search from the best heuristic),
 // "ilp" (the OLLA lifetime ILP on CBC, started from the best heuristic), "auto"
 // (heuristics, then the exact search piece by piece, then local search, within the
-// time limit). Every order returned follows the rules (executor.h).
+// budget: 60 % to the exact search, the rest to local search). Every order returned
+// follows the rules (executor.h) and the pins.
+//
+// Pins are chains of ops that must run in the given order (graph/pinned.h): the methods
+// run on the pinned graph and the order comes back in the input graph's ops.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "olla/core/budget.h"
 #include "olla/core/status.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
@@ -29,7 +34,7 @@ struct ScheduleOptions {
   std::string method = "auto";
   ScheduleRules rules;
   IlpHorizon ilp_horizon = IlpHorizon::kOneOpPerStep;  // For method "ilp".
-  double time_limit_seconds = 8.0;  // Wall clock, for the whole schedule.
+  std::vector<std::vector<OpId>> pins;  // Chains of ops of the input graph.
   int threads = 2;
   // Called now and then with a one-line status during long solves (may be empty).
   std::function<void(const std::string&)> progress;
@@ -55,8 +60,13 @@ struct ScheduleResult {
   bool optimal = false;           // Proven: no order under the rules peaks lower.
   std::string method;             // What produced `order`.
   std::vector<PieceReport> pieces;
+  // The limit that stopped a search before it proved the order optimal (kNone when
+  // every stage finished).
+  Budget::Limit stopped_by = Budget::Limit::kNone;
 };
 
-StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& options);
+// An error for an unknown method or pins that contradict the graph (naming a cycle).
+StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& options,
+                                  const Budget& budget);
 
 }  // namespace olla
