@@ -69,8 +69,20 @@ TEST(PlanJsonTest, ErrorsNameTheJsonPath) {
       error(
           R"({"version": 1, "order": [], "arena_bytes": 1, "offsets": [{"buffer": 1, "offset": 0}, {"buffer": 1, "offset": 0}]})"),
       "offsets[1].buffer: buffer 1 'e1' is given two offsets");
-  EXPECT_EQ(error(R"({"version": 2, "order": []})"),
-            "version: unsupported plan format version 2 (this olla reads version 1)");
+  EXPECT_EQ(error(R"({"version": 3, "order": []})"),
+            "version: unsupported plan format version 3 (this olla reads versions 1 to 2)");
+  EXPECT_EQ(
+      error(
+          R"({"version": 2, "order": [], "arena_bytes": 1, "offsets": []})"),
+      "top level: missing required field 'workspace'");
+  EXPECT_EQ(
+      error(
+          R"({"version": 1, "order": [], "arena_bytes": 1, "offsets": [], "workspace": []})"),
+      "top level: workspace needs plan format version 2");
+  EXPECT_EQ(
+      error(
+          R"({"version": 2, "order": [], "arena_bytes": 1, "offsets": [], "workspace": [{"op": 99, "offset": 0}]})"),
+      "workspace[0].op: the graph has no op 99");
   EXPECT_EQ(error(R"({"version": 1, "order": [], "offsets": []})"),
             "top level: missing required field 'arena_bytes'");
 }

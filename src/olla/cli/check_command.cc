@@ -5,7 +5,7 @@
 #include "olla/cli/exit_codes.h"
 #include "olla/io/graph_json.h"
 #include "olla/io/plan_json.h"
-#include "olla/io/report.h"
+#include "olla/report/summaries.h"
 #include "olla/simulation/plan_checker.h"
 
 namespace olla::cli {

@@ -40,6 +40,7 @@ int Main(int argc, char** argv) {
       "Exit codes: 0 success; 1 bad input or usage; 2 no plan within the given limits;\n"
       "3 internal error. Formats: docs/graph-format.md, docs/plan-format.md.");
   int exit_code = kExitOk;
+  AddOptimizeCommand(app, exit_code);
   AddSimulateCommand(app, exit_code);
   AddCheckCommand(app, exit_code);
   AddScheduleCommand(app, exit_code);

@@ -9,8 +9,8 @@
 #include "olla/cli/exit_codes.h"
 #include "olla/io/file.h"
 #include "olla/io/placement_csv.h"
-#include "olla/io/report.h"
 #include "olla/placement/place.h"
+#include "olla/report/summaries.h"
 #include "olla/simulation/placement_checker.h"
 
 namespace olla::cli {

@@ -15,7 +15,7 @@
 #include "olla/io/graph_json.h"
 #include "olla/io/pins_json.h"
 #include "olla/io/plan_json.h"
-#include "olla/io/report.h"
+#include "olla/report/summaries.h"
 #include "olla/schedule/memory_state.h"
 #include "olla/schedule/scheduler.h"
 #include "olla/simulation/plan_checker.h"

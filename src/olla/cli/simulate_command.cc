@@ -4,7 +4,7 @@
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
 #include "olla/io/graph_json.h"
-#include "olla/io/report.h"
+#include "olla/report/summaries.h"
 #include "olla/simulation/eager_report.h"
 
 namespace olla::cli {

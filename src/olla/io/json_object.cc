@@ -155,8 +155,8 @@ const JsonValue* JsonObject::OptionalObject(std::string_view key) {
   return value;
 }
 
-void JsonObject::FormatHeader(std::string_view format, std::string_view what,
-                              int64_t version) {
+int64_t JsonObject::FormatHeader(std::string_view format, std::string_view what,
+                                 int64_t oldest, int64_t newest) {
   if (Has("format")) {
     const std::string actual = String("format");
     if (ok() && actual != format) {
@@ -164,12 +164,17 @@ void JsonObject::FormatHeader(std::string_view format, std::string_view what,
     }
   }
   const int64_t actual_version = Int("version");
-  if (ok() && actual_version != version) {
-    Fail(PathOf("version"),
-         fmt::format("unsupported {} format version {} (this olla reads "
-                     "version {})",
-                     what, actual_version, version));
+  if (ok() && (actual_version < oldest || actual_version > newest)) {
+    Fail(
+        PathOf("version"),
+        oldest == newest
+            ? fmt::format("unsupported {} format version {} (this olla reads version {})",
+                          what, actual_version, newest)
+            : fmt::format(
+                  "unsupported {} format version {} (this olla reads versions {} to {})",
+                  what, actual_version, oldest, newest));
   }
+  return ok() ? actual_version : 0;
 }
 
 Status JsonObject::Finish() {

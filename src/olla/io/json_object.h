@@ -45,9 +45,13 @@ class JsonObject {
   void Ignore(std::string_view key) { Find(key); }
 
   // Reads the header every olla file starts with: an optional "format" that must be
-  // `format`, and a required "version" that must be `version` (`what` names the format
-  // in messages).
-  void FormatHeader(std::string_view format, std::string_view what, int64_t version);
+  // `format`, and a required "version" from `oldest` to `newest` (`what` names the
+  // format in messages). Returns the version read (0 after an error).
+  int64_t FormatHeader(std::string_view format, std::string_view what, int64_t oldest,
+                       int64_t newest);
+  int64_t FormatHeader(std::string_view format, std::string_view what, int64_t version) {
+    return FormatHeader(format, what, version, version);
+  }
 
   // Records an error at `path` (path of this object when empty) unless one is kept.
   void Fail(const std::string& path, const std::string& message);

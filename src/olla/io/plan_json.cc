@@ -52,6 +52,29 @@ Status ReadOffsets(const JsonValue& array, const Graph& graph, Plan& plan) {
   return OkStatus();
 }
 
+Status ReadWorkspace(const JsonValue& array, const Graph& graph, Plan& plan) {
+  const auto ops = IndexByFileId<OpId>(graph.ops());
+  plan.workspace_offsets.assign(static_cast<size_t>(graph.num_ops()), std::nullopt);
+  for (size_t i = 0; i < array.size(); ++i) {
+    JsonObject entry(array[i], fmt::format("workspace[{}]", i));
+    const int64_t file_id = entry.Int("op");
+    const int64_t offset = entry.Int("offset");
+    OLLA_RETURN_IF_ERROR(entry.Finish());
+    auto it = ops.find(file_id);
+    if (it == ops.end()) {
+      return InvalidInput(
+          fmt::format("{}: the graph has no op {}", entry.PathOf("op"), file_id));
+    }
+    std::optional<int64_t>& slot = plan.workspace_offsets[it->second.index()];
+    if (slot) {
+      return InvalidInput(fmt::format("{}: the workspace of {} is given two offsets",
+                                      entry.PathOf("op"), graph.Describe(it->second)));
+    }
+    slot = offset;
+  }
+  return OkStatus();
+}
+
 Status ReadProvenance(const JsonValue* value, Provenance& provenance) {
   if (value == nullptr) return OkStatus();
   JsonObject object(*value, "provenance");
@@ -75,10 +98,19 @@ Status ReadProvenance(const JsonValue* value, Provenance& provenance) {
 StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph) {
   OLLA_ASSIGN_OR_RETURN(const JsonValue document, ParseJsonText(json_text));
   JsonObject top(document, "");
-  top.FormatHeader("olla.plan", "plan", kPlanFormatVersion);
+  const int64_t version =
+      top.FormatHeader("olla.plan", "plan", kOldestPlanFormatVersion, kPlanFormatVersion);
   top.Ignore("graph");
   const JsonValue* order = top.Array("order");
   const JsonValue* offsets = top.OptionalArray("offsets");
+  // Version 2 places workspace beside the buffers; version 1 left it out of the arena.
+  const JsonValue* workspace = nullptr;
+  if (offsets != nullptr && version >= 2) {
+    workspace = top.Array("workspace");
+  } else if (top.Has("workspace")) {
+    top.Fail("", version >= 2 ? "workspace needs an offsets array"
+                              : "workspace needs plan format version 2");
+  }
   Plan plan;
   if (offsets != nullptr) {
     plan.arena_bytes = top.Int("arena_bytes");
@@ -90,6 +122,7 @@ StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph) {
   OLLA_RETURN_IF_ERROR(top.Finish());
   OLLA_RETURN_IF_ERROR(ReadOrder(*order, graph, plan.order));
   if (offsets != nullptr) OLLA_RETURN_IF_ERROR(ReadOffsets(*offsets, graph, plan));
+  if (workspace != nullptr) OLLA_RETURN_IF_ERROR(ReadWorkspace(*workspace, graph, plan));
   OLLA_RETURN_IF_ERROR(ReadProvenance(provenance, plan.provenance));
   return plan;
 }
@@ -122,6 +155,18 @@ std::string PlanToJson(const Graph& graph, const Plan& plan) {
       first = false;
       out += fmt::format("{{\"buffer\": {}, \"offset\": {}}}",
                          graph.buffer(BufferId(b)).file_id, *offset);
+    }
+    out += first ? "],\n" : "\n  ],\n";
+    out += "  \"workspace\": [";
+    first = true;
+    for (int32_t o = 0; plan.places_workspace() && o < graph.num_ops(); ++o) {
+      const std::optional<int64_t>& offset =
+          plan.workspace_offsets[static_cast<size_t>(o)];
+      if (!offset) continue;
+      out += first ? "\n    " : ",\n    ";
+      first = false;
+      out += fmt::format("{{\"op\": {}, \"offset\": {}}}", graph.op(OpId(o)).file_id,
+                         *offset);
     }
     out += first ? "],\n" : "\n  ],\n";
   }

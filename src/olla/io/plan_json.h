@@ -12,7 +12,9 @@
 
 namespace olla {
 
-inline constexpr int kPlanFormatVersion = 1;
+// Version 2 places workspace; version 1 plans (without it) are still read.
+inline constexpr int kPlanFormatVersion = 2;
+inline constexpr int kOldestPlanFormatVersion = 1;
 
 StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph);
 StatusOr<Plan> LoadPlan(const std::string& path, const Graph& graph);

@@ -18,11 +18,6 @@
 namespace olla {
 namespace {
 
-bool IsMethod(const std::string& method) {
-  return std::find(std::begin(kPlacementMethods), std::end(kPlacementMethods), method) !=
-         std::end(kPlacementMethods);
-}
-
 bool UseExact(const std::string& method, const PlacementProblem& problem) {
   if (HasFixedOffsets(problem)) return false;
   return method == "exact" ||
@@ -143,9 +138,14 @@ Status CheckFixedBuffers(const PlacementProblem& problem) {
 
 }  // namespace
 
+bool IsPlacementMethod(const std::string& method) {
+  return std::find(std::begin(kPlacementMethods), std::end(kPlacementMethods), method) !=
+         std::end(kPlacementMethods);
+}
+
 StatusOr<Placement> Place(const PlacementProblem& problem, const PlaceOptions& options,
                           const Budget& budget) {
-  if (!IsMethod(options.method))
+  if (!IsPlacementMethod(options.method))
     return InvalidInput("unknown placement method '" + options.method + "'");
   if (options.capacity && *options.capacity < 0)
     return InvalidInput(fmt::format("capacity {} is negative", *options.capacity));

@@ -29,6 +29,8 @@ namespace olla {
 inline constexpr const char* kPlacementMethods[] = {"auto", "best-fit", "first-fit",
                                                     "exact", "ilp"};
 
+bool IsPlacementMethod(const std::string& method);
+
 // The exact search keeps, per section, the buffers live in it: memory grows with the
 // sum of the buffers' spans in sections (pangu_2.6B's 13 M take about 0.7 GB in all, two
 // searches running). Above this `auto` stays with the greedy placers (S_1 has 49 M and

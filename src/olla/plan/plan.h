@@ -29,11 +29,16 @@ struct Plan {
   // offsets[buffer]: the byte offset in the arena; nullopt for persistent buffers.
   // Empty when the plan is an order only.
   std::vector<std::optional<int64_t>> offsets;
+  // workspace_offsets[op]: where the op's workspace (scratch live only while it runs)
+  // lies in the arena, for every op with workspace; nullopt for the others. Empty when
+  // the plan does not place workspace (an order only, or a version 1 plan).
+  std::vector<std::optional<int64_t>> workspace_offsets;
   int64_t arena_bytes = 0;
   int64_t alignment = 1;  // Every offset is a multiple of it.
   Provenance provenance;
 
   bool has_placement() const { return !offsets.empty(); }
+  bool places_workspace() const { return !workspace_offsets.empty(); }
 };
 
 }  // namespace olla

@@ -13,11 +13,6 @@
 namespace olla {
 namespace {
 
-bool IsMethod(const std::string& method) {
-  return std::find(std::begin(kScheduleMethods), std::end(kScheduleMethods), method) !=
-         std::end(kScheduleMethods);
-}
-
 // The methods on a graph without pins (or with pins made edges).
 ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
                              const Budget& budget) {
@@ -89,9 +84,14 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
 
 }  // namespace
 
+bool IsScheduleMethod(const std::string& method) {
+  return std::find(std::begin(kScheduleMethods), std::end(kScheduleMethods), method) !=
+         std::end(kScheduleMethods);
+}
+
 StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& options,
                                   const Budget& budget) {
-  if (!IsMethod(options.method))
+  if (!IsScheduleMethod(options.method))
     return InvalidInput("unknown schedule method '" + options.method + "'");
   if (options.pins.empty()) return ScheduleGraph(graph, options, budget);
   // Pins become precedence edges of a renumbered graph; the order maps back by op.

@@ -30,6 +30,8 @@ namespace olla {
 inline constexpr const char* kScheduleMethods[] = {"auto", "eager", "greedy",
                                                    "dp",   "local", "ilp"};
 
+bool IsScheduleMethod(const std::string& method);
+
 struct ScheduleOptions {
   std::string method = "auto";
   ScheduleRules rules;

@@ -115,16 +115,43 @@ std::string CheckOffsets(const Graph& graph, const Plan& plan, int64_t& arena) {
     }
     arena = std::max(arena, *end);
   }
+  if (!plan.places_workspace()) return "";
+  if (plan.workspace_offsets.size() != static_cast<size_t>(graph.num_ops()))
+    return "plan workspace offsets do not match the graph's ops";
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    const OpId id(o);
+    const int64_t workspace = graph.op(id).workspace;
+    const std::optional<int64_t>& offset = plan.workspace_offsets[id.index()];
+    const std::string what = "the workspace of " + graph.Describe(id);
+    if (workspace == 0) {
+      if (offset) return graph.Describe(id) + " has no workspace to place";
+      continue;
+    }
+    if (!offset) return what + " has no offset";
+    if (*offset < 0) return fmt::format("{} has negative offset {}", what, *offset);
+    if (*offset % plan.alignment != 0) {
+      return fmt::format("{} at offset {} is not aligned to {}", what, *offset,
+                         plan.alignment);
+    }
+    const auto end = CheckedAdd(*offset, workspace);
+    if (!end || *end > plan.arena_bytes) {
+      return fmt::format(
+          "{} at offset {} with size {} ends outside the arena of {} bytes", what,
+          *offset, workspace, plan.arena_bytes);
+    }
+    arena = std::max(arena, *end);
+  }
   return "";
 }
 
 std::string CheckNoOverlap(const Graph& graph, const Plan& plan,
                            const std::vector<Interval>& live) {
-  // The placed buffers as a bare placement problem: buffer i of the problem is graph
-  // buffer placed[i].
+  // The placed buffers (and workspaces) as a bare placement problem: row i is graph
+  // buffer placed[i], or the workspace of op workspace_of[i] when that is invalid.
   PlacementProblem problem;
   std::vector<int64_t> offsets;
   std::vector<BufferId> placed;
+  std::vector<OpId> workspace_of;
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     const BufferId id(b);
     if (graph.buffer(id).persistent) continue;
@@ -136,7 +163,26 @@ std::string CheckNoOverlap(const Graph& graph, const Plan& plan,
     problem.buffers.push_back(buffer);
     offsets.push_back(*plan.offsets[id.index()]);
     placed.push_back(id);
+    workspace_of.emplace_back();
   }
+  for (int32_t s = 0; plan.places_workspace() && s < plan.order.size(); ++s) {
+    const OpId op = plan.order.ops[static_cast<size_t>(s)];
+    if (graph.op(op).workspace == 0) continue;
+    PlacementBuffer buffer;
+    buffer.id = "workspace " + std::to_string(op.value());
+    buffer.start = s;
+    buffer.end = s + 1;
+    buffer.size = graph.op(op).workspace;
+    problem.buffers.push_back(buffer);
+    offsets.push_back(*plan.workspace_offsets[op.index()]);
+    placed.emplace_back();
+    workspace_of.push_back(op);
+  }
+  auto describe = [&](int32_t i) {
+    const auto row = static_cast<size_t>(i);
+    return placed[row].valid() ? graph.Describe(placed[row])
+                               : "the workspace of " + graph.Describe(workspace_of[row]);
+  };
   const std::optional<Overlap> overlap = FindOverlap(problem, offsets);
   if (!overlap) return "";
   auto range = [&](int32_t i) {
@@ -145,10 +191,8 @@ std::string CheckNoOverlap(const Graph& graph, const Plan& plan,
                        offsets[static_cast<size_t>(i)] + b.size);
   };
   return fmt::format("{} {} overlaps {} {} while both are live at step {} ({})",
-                     graph.Describe(placed[static_cast<size_t>(overlap->first)]),
-                     range(overlap->first),
-                     graph.Describe(placed[static_cast<size_t>(overlap->second)]),
-                     range(overlap->second), overlap->time,
+                     describe(overlap->first), range(overlap->first),
+                     describe(overlap->second), range(overlap->second), overlap->time,
                      graph.Describe(plan.order.ops[static_cast<size_t>(overlap->time)]));
 }
 

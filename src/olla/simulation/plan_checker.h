@@ -7,7 +7,9 @@
 // - when the plan places memory: the alignment is positive; every non-persistent
 //   buffer has an offset, no persistent buffer has one; offsets are aligned,
 //   non-negative and inside the arena; and no two buffers that are live at the same step
-//   share a byte.
+//   share a byte;
+// - when the plan places workspace (version 2): every op with workspace has an offset
+//   for it, checked like a buffer's, live at the op's step only.
 // It recomputes the peak live bytes of the order and the arena the offsets use.
 // Cost: O((ops + buffers) log buffers + edges).
 #pragma once

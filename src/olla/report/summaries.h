@@ -1,4 +1,4 @@
-// Reports: the text a person reads and the JSON a program reads, for each result type.
+// Summaries: the text a person reads and the JSON a program reads, for each result type.
 // Text is stable (golden-tested); JSON keys are documented in README.md and never
 // renamed. Bytes are integers in JSON; text shows exact bytes and binary units.
 #pragma once

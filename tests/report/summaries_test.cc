@@ -1,4 +1,4 @@
-#include "olla/io/report.h"
+#include "olla/report/summaries.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

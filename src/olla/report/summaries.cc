@@ -1,4 +1,4 @@
-#include "olla/io/report.h"
+#include "olla/report/summaries.h"
 
 #include <fmt/format.h>
 

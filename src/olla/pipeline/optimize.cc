@@ -1,0 +1,134 @@
+#include "olla/pipeline/optimize.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "olla/analysis/lifetimes.h"
+#include "olla/analysis/timeline.h"
+#include "olla/core/version.h"
+#include "olla/pipeline/arena.h"
+#include "olla/placement/place.h"
+
+namespace olla {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Times the stages of one run, in order.
+class StageClock {
+ public:
+  explicit StageClock(std::vector<StageReport>& stages) : stages_(stages) {}
+
+  StageReport& Finish(std::string name, std::string method = "") {
+    const Clock::time_point now = Clock::now();
+    stages_.push_back({std::move(name), std::move(method),
+                       std::chrono::duration<double>(now - last_).count()});
+    last_ = now;
+    return stages_.back();
+  }
+  double total() const { return std::chrono::duration<double>(last_ - first_).count(); }
+
+ private:
+  std::vector<StageReport>& stages_;
+  const Clock::time_point first_ = Clock::now();
+  Clock::time_point last_ = first_;
+};
+
+Status ValidateOptions(const OptimizeOptions& options) {
+  if (options.alignment <= 0)
+    return InvalidInput(fmt::format("alignment {} is not positive", options.alignment));
+  if (options.memory_budget && *options.memory_budget < 0) {
+    return InvalidInput(
+        fmt::format("memory budget {} is negative", *options.memory_budget));
+  }
+  if (options.threads < 1)
+    return InvalidInput(fmt::format("threads {} is not positive", options.threads));
+  if (!IsScheduleMethod(options.schedule.method))
+    return InvalidInput("unknown schedule method '" + options.schedule.method + "'");
+  if (!IsPlacementMethod(options.placement_method))
+    return InvalidInput("unknown placement method '" + options.placement_method + "'");
+  return OkStatus();
+}
+
+}  // namespace
+
+double OptimizeResult::saving_vs_reserved() const {
+  const int64_t reserved = eager.allocator.reserved_peak_bytes;
+  if (!plan || reserved <= 0) return 0.0;
+  const int64_t total = persistent_bytes() + placement.arena_bytes;
+  return (static_cast<double>(reserved) - static_cast<double>(total)) /
+         static_cast<double>(reserved);
+}
+
+StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& options,
+                                  const Budget& budget) {
+  OLLA_RETURN_IF_ERROR(ValidateOptions(options));
+  auto progress = [&](const std::string& line) {
+    if (options.progress) options.progress(line);
+  };
+  OptimizeResult result;
+  result.alignment = options.alignment;
+  result.memory_budget = options.memory_budget;
+  StageClock clock(result.stages);
+
+  progress("baselines: the eager order and the lower bounds");
+  result.eager = SimulateEager(graph);
+  clock.Finish("baselines", "eager");
+  // A budget below the lower bound of every order cannot be met: that is the proof.
+  if (options.memory_budget && result.eager.bounds.best() > *options.memory_budget) {
+    result.seconds = clock.total();
+    return result;
+  }
+
+  progress("schedule");
+  ScheduleOptions schedule = options.schedule;
+  schedule.threads = options.threads;
+  schedule.progress = options.progress;
+  OLLA_ASSIGN_OR_RETURN(result.schedule, Schedule(graph, schedule, budget.Split(0.5)));
+  StageReport& scheduled = clock.Finish("schedule", result.schedule.method);
+  scheduled.optimal = result.schedule.optimal;
+  scheduled.stopped_by = result.schedule.stopped_by;
+  const Order& order = result.schedule.order;
+  const Lifetimes lifetimes = ComputeLifetimes(graph, order);
+  result.reordered = ReplayCachingAllocator(graph, order, lifetimes);
+  const MemoryTimeline timeline = ComputeTimeline(graph, order, lifetimes);
+  result.peak_step = timeline.peak_step;
+  result.peak_op = timeline.peak_op;
+
+  OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
+                        MakeArenaProblem(graph, order, options.alignment));
+  result.rounded_peak_bytes = ComputeLiveBytesBound(arena.problem).bytes;
+  progress(fmt::format("place {} buffers", arena.problem.size()));
+  PlaceOptions place;
+  place.method = options.placement_method;
+  place.capacity = options.memory_budget;
+  place.threads = options.threads;
+  StatusOr<Placement> placement = Place(arena.problem, place, budget);
+  if (!placement.ok()) {  // The arena problem and the options were valid.
+    return Internal("the arena problem was rejected: " + placement.status().message());
+  }
+  result.placement = std::move(placement).value();
+  StageReport& placed = clock.Finish("place", result.placement.method);
+  placed.optimal = result.placement.arena_bytes <= result.rounded_peak_bytes;
+  placed.stopped_by = result.placement.stopped_by;
+
+  progress("check");
+  Plan plan = MakePlan(graph, order, arena, result.placement);
+  plan.provenance.olla_version = Version();
+  plan.provenance.method = fmt::format("optimize: schedule/{}, place/{}",
+                                       result.schedule.method, result.placement.method);
+  plan.provenance.lower_bound_bytes = result.schedule.lower_bound_bytes;
+  plan.provenance.peak_live_bytes = result.schedule.peak_bytes;
+  result.check = CheckPlan(graph, plan);
+  if (!result.check.valid) {
+    return Internal(fmt::format("optimize produced a plan the checker rejects: {}",
+                                result.check.error));
+  }
+  clock.Finish("check", "plan checker");
+  result.plan = std::move(plan);
+  result.seconds = clock.total();
+  return result;
+}
+
+}  // namespace olla

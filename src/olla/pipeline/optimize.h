@@ -1,0 +1,104 @@
+// Optimize(): olla's main job, as one recipe. From a graph to a checked plan (order and
+// offsets) and everything a report says about it:
+//
+//   validate → baselines → schedule → lifetimes → bound → place → check
+//
+// - baselines: the eager order with an ideal allocator and through the caching-
+//   allocator model (simulation/eager_report.h), and the lower bounds;
+// - schedule: the order with the smallest peak (schedule/scheduler.h);
+// - lifetimes and bound: the order's arena problem with sizes rounded to the alignment
+//   (pipeline/arena.h), whose live-bytes bound is the least arena for that order;
+// - place: offsets for every buffer and workspace (placement/place.h), minimising the
+//   arena or fitting a memory budget;
+// - check: the independent plan checker (simulation/plan_checker.h). A plan that fails
+//   it is an internal error, never a result.
+//
+// Anytime: each search gets a share of the budget and returns its best so far, so a
+// valid plan comes back whatever the limit; the result says which parts are proven
+// optimal and which limit stopped each stage. The schedule gets half of the budget;
+// placement what is left (all of it when the schedule finishes early).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "olla/core/budget.h"
+#include "olla/core/status.h"
+#include "olla/graph/graph.h"
+#include "olla/placement/placement.h"
+#include "olla/plan/plan.h"
+#include "olla/schedule/scheduler.h"
+#include "olla/simulation/allocator_replay.h"
+#include "olla/simulation/eager_report.h"
+#include "olla/simulation/plan_checker.h"
+
+namespace olla {
+
+struct OptimizeOptions {
+  ScheduleOptions schedule;               // Method, rules, pins.
+  std::string placement_method = "auto";  // One of kPlacementMethods.
+  // Every offset is a multiple of it, and sizes are rounded up to it: PyTorch's caching
+  // allocator rounds every block to 512 bytes.
+  int64_t alignment = 512;
+  // Bytes the activation arena must fit in; none: the smallest arena.
+  std::optional<int64_t> memory_budget;
+  int threads = 2;
+  // Called with a one-line status at each stage and during long solves (may be empty).
+  std::function<void(const std::string&)> progress;
+};
+
+// What one stage did.
+struct StageReport {
+  std::string name;    // "baselines", "schedule", "place", "check".
+  std::string method;  // The method that produced the stage's result.
+  double seconds = 0;
+  bool optimal = false;  // Proven (schedule: the order's peak; place: the arena).
+  Budget::Limit stopped_by = Budget::Limit::kNone;
+};
+
+struct OptimizeResult {
+  EagerReport eager;        // The eager order (ideal and caching allocator), the bounds.
+  ScheduleResult schedule;  // olla's order, its peak and proven bound.
+  // olla's order through the caching-allocator model: what reordering alone gives a
+  // user who cannot place tensors.
+  AllocatorReplay reordered;
+  // Where olla's order peaks (the first step at its peak live bytes).
+  int32_t peak_step = 0;
+  OpId peak_op;
+  int64_t alignment = 1;
+  // olla's order with sizes rounded up to the alignment: no arena for it is smaller.
+  int64_t rounded_peak_bytes = 0;
+  Placement placement;  // Of the arena problem; empty when no placement was tried.
+  // The checked plan. Absent only when a memory budget is refuted by the lower bound
+  // before anything is placed.
+  std::optional<Plan> plan;
+  PlanCheck check;
+  std::optional<int64_t> memory_budget;
+  std::vector<StageReport> stages;
+  double seconds = 0;
+
+  // The plan's arena fits the memory budget (true without one; false without a plan).
+  bool fits() const {
+    return plan && (!memory_budget || placement.arena_bytes <= *memory_budget);
+  }
+  int64_t persistent_bytes() const { return eager.persistent_bytes; }
+  // The OLLA headline measure: persistent + arena against the caching allocator's
+  // reserved bytes of the eager order, as a fraction.
+  double saving_vs_reserved() const;
+  // The plan's order is proven to have the smallest peak; its arena equals that peak
+  // (over rounded sizes); both.
+  bool optimal_order() const { return schedule.optimal; }
+  bool optimal_placement() const {
+    return plan && placement.arena_bytes <= rounded_peak_bytes;
+  }
+};
+
+// An error for bad options (unknown method, non-positive alignment, negative budget) or
+// sizes that overflow when rounded; otherwise the result, whatever the budget allows.
+StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& options,
+                                  const Budget& budget);
+
+}  // namespace olla

