@@ -21,7 +21,7 @@ TEST(CliTest, Version) {
 
 TEST(CliTest, HelpOnEveryCommand) {
   for (const std::string command :
-       {"", "simulate ", "check ", "place ", "schedule ", "generate "}) {
+       {"", "optimize ", "simulate ", "check ", "place ", "schedule ", "generate "}) {
     const CliResult result = RunOlla(command + "--help");
     EXPECT_EQ(result.exit_code, 0) << command;
     EXPECT_THAT(result.out, HasSubstr("Usage:")) << command;
@@ -102,6 +102,66 @@ TEST(CliTest, GeneratedGzipGraphLoadsAndSimulates) {
   EXPECT_EQ(ReadText(path), ReadText(again));
   std::filesystem::remove(path);
   std::filesystem::remove(again);
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("olla_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+TEST(CliTest, OptimizeWritesAPlanThatCheckAcceptsAndAReport) {
+  const std::string plan = TempPath("resnet18.plan.json");
+  const std::string report = TempPath("resnet18.md");
+  const CliResult result =
+      RunOlla("optimize models/resnet18.train.b1.json.gz --work-limit 100000 -o " + plan +
+              " --report " + report);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const CliResult check =
+      RunOlla("check --json models/resnet18.train.b1.json.gz " + plan);
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  const nlohmann::json checked = nlohmann::json::parse(check.out);
+  EXPECT_EQ(checked["valid"], true);
+  EXPECT_EQ(checked["alignment"], 512);
+  EXPECT_THAT(ReadText(report), HasSubstr("# olla plan for resnet18.train.b1"));
+  // The same work limit gives the same plan bytes.
+  const std::string again = TempPath("resnet18.again.plan.json");
+  ASSERT_EQ(
+      RunOlla("optimize models/resnet18.train.b1.json.gz --work-limit 100000 -o " + again)
+          .exit_code,
+      0);
+  EXPECT_EQ(ReadText(plan), ReadText(again));
+  for (const std::string& path : {plan, report, again}) std::filesystem::remove(path);
+}
+
+TEST(CliTest, OptimizeBudgetAtTheBoundFitsAndBelowItIsRefuted) {
+  const CliResult at = RunOlla(
+      "optimize examples/figure3.json --work-limit 100000 --memory-budget 47185920");
+  EXPECT_EQ(at.exit_code, 0) << at.err;
+  EXPECT_THAT(at.out, HasSubstr("memory budget     47185920 B (45.0 MiB): fits"));
+  const std::string plan = TempPath("refuted.plan.json");
+  const CliResult below = RunOlla(
+      "optimize examples/figure3.json --work-limit 100000 --memory-budget 47185919 -o " +
+      plan);
+  EXPECT_EQ(below.exit_code, 2);
+  EXPECT_EQ(below.err,
+            "olla: no plan fits in 47185919 bytes: 47185920 bytes are live at op 4 'v4' "
+            "in every order (proof: the forced-live bound)\n");
+  EXPECT_FALSE(std::filesystem::exists(plan));  // No plan is written when none fits.
+}
+
+TEST(CliTest, OptimizeUsageErrors) {
+  for (const std::string arguments :
+       {"optimize examples/figure3.json --align 0",
+        "optimize examples/figure3.json --placement-method magic",
+        "optimize examples/figure3.json --schedule-method magic",
+        "optimize examples/figure3.json --memory-budget -5",
+        "optimize examples/figure3.json --time-limit 0"}) {
+    const CliResult result = RunOlla(arguments);
+    EXPECT_EQ(result.exit_code, 1) << arguments;
+    EXPECT_THAT(result.err, StartsWith("olla: ")) << arguments;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
 }
 
 TEST(CliTest, PlaceWritesACheckedCsv) {

@@ -77,7 +77,7 @@ TEST(PlanJsonTest, ErrorsNameTheJsonPath) {
   EXPECT_EQ(
       error(
           R"({"version": 1, "order": [], "arena_bytes": 1, "offsets": [], "workspace": []})"),
-      "top level: workspace needs plan format version 2");
+      "workspace: needs plan format version 2");
   EXPECT_EQ(
       error(
           R"({"version": 2, "order": [], "arena_bytes": 1, "offsets": [], "workspace": [{"op": 99, "offset": 0}]})"),

@@ -108,8 +108,8 @@ StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph) {
   if (offsets != nullptr && version >= 2) {
     workspace = top.Array("workspace");
   } else if (top.Has("workspace")) {
-    top.Fail("", version >= 2 ? "workspace needs an offsets array"
-                              : "workspace needs plan format version 2");
+    top.Fail(top.PathOf("workspace"),
+             version >= 2 ? "needs an offsets array" : "needs plan format version 2");
   }
   Plan plan;
   if (offsets != nullptr) {

@@ -1,0 +1,1 @@
+optimize examples/figure3.json --work-limit 100000

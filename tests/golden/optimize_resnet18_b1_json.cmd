@@ -1,0 +1,1 @@
+optimize models/resnet18.train.b1.json.gz --work-limit 100000 --json
