@@ -31,6 +31,20 @@ TEST(PlanJsonTest, LoadsBothExamplePlans) {
   EXPECT_EQ(CheckPlan(graph, *reordered).peak_live_bytes, 47185920);
 }
 
+TEST(PlanJsonTest, Version1PlansStillRead) {
+  // Version 1: offsets without workspace, which stays out of the arena.
+  const Graph graph = Figure3();
+  const StatusOr<Plan> plan = ParsePlan(
+      R"({"version": 1, "order": [1, 2, 3, 4], "alignment": 512, "arena_bytes": 47185920,
+          "offsets": [{"buffer": 1, "offset": 20971520}, {"buffer": 2, "offset": 31457280},
+                      {"buffer": 3, "offset": 0}, {"buffer": 4, "offset": 0},
+                      {"buffer": 5, "offset": 41943040}, {"buffer": 6, "offset": 31457280}]})",
+      graph);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_FALSE(plan->places_workspace());
+  EXPECT_TRUE(CheckPlan(graph, *plan).valid) << CheckPlan(graph, *plan).error;
+}
+
 TEST(PlanJsonTest, RoundTripsThroughText) {
   const Graph graph = Figure3();
   Plan plan = *LoadPlan(kExamples + "figure3.reordered.plan.json", graph);
