@@ -1,21 +1,22 @@
-// olla optimize GRAPH -o PLAN.json: the whole job in one command. Flags become
-// OptimizeOptions and a Budget; Optimize() decides; this file prints and writes.
+// olla optimize GRAPH -o PLAN.json: the whole job in one command. The flags come from
+// the option table (pipeline/option_table.h) and become an OptimizeRequest; Optimize()
+// decides; this file prints and writes.
 #include <chrono>
 #include <iostream>
-#include <optional>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
-#include "olla/core/bytes.h"
+#include "olla/cli/progress.h"
 #include "olla/io/file.h"
 #include "olla/io/graph_json.h"
 #include "olla/io/pins_json.h"
 #include "olla/io/plan_json.h"
-#include "olla/pipeline/optimize.h"
-#include "olla/placement/place.h"
+#include "olla/pipeline/option_table.h"
 #include "olla/report/optimize_report.h"
 
 namespace olla::cli {
@@ -26,79 +27,95 @@ struct OptimizeCommandOptions {
   std::string output_path;
   std::string report_path;
   std::string pins_path;
-  OptimizeOptions optimize;
-  double time_limit_seconds = 10.0;
-  std::optional<int64_t> work_limit;
   bool json = false;
+  // The table's options as typed, and their CLI11 handles, by name.
+  std::map<std::string, std::string> given;
+  std::map<std::string, CLI::Option*> flags;
 };
 
-int RunOptimize(OptimizeCommandOptions options) {
-  const Budget budget = Budget::Of(options.time_limit_seconds,
-                                   options.work_limit.value_or(Budget::kUnlimitedWork));
-  const auto started = std::chrono::steady_clock::now();
-  StatusOr<Graph> graph = LoadGraph(options.graph_path);
+// The request of the flags given; an error names the flag.
+StatusOr<OptimizeRequest> RequestOf(const OptimizeCommandOptions& command) {
+  OptimizeRequest request;
+  for (const OptionSpec& spec : OptimizeOptionTable()) {
+    if (command.flags.at(spec.name)->count() == 0) continue;
+    const std::string text =
+        spec.type == OptionType::kSwitch ? "false" : command.given.at(spec.name);
+    if (Status status = SetOptimizeOption(request, spec.name, text); !status.ok())
+      return status.WithContext("option " + spec.flag);
+  }
+  return request;
+}
+
+// Why no plan fits the memory budget, on one line.
+std::string NoPlanMessage(const Graph& graph, const OptimizeResult& result) {
+  const int64_t budget = *result.memory_budget;
+  if (!result.plan) {
+    const LowerBounds& bounds = result.eager.bounds;
+    const bool forced = bounds.forced_live_bytes >= bounds.single_op_bytes;
+    return fmt::format(
+        "no plan fits in {} bytes: {} bytes are live at {} in every order (proof: the {} "
+        "bound)",
+        budget, bounds.best(),
+        graph.Describe(forced ? bounds.forced_live_op : bounds.single_op),
+        forced ? "forced-live" : "single-op");
+  }
+  return fmt::format(
+      "no plan within {} bytes found: the smallest arena found is {} bytes, the proven "
+      "lower bound {} bytes",
+      budget, result.placement.arena_bytes,
+      std::max(result.schedule.lower_bound_bytes, result.placement.lower_bound_bytes));
+}
+
+int RunOptimize(const OptimizeCommandOptions& command) {
+  StatusOr<OptimizeRequest> request = RequestOf(command);
+  if (!request.ok()) return ReportError(request.status());
+  const Budget budget = request->MakeBudget();  // Loading is inside the limit too.
+  StatusOr<Graph> graph = LoadGraph(command.graph_path);
   if (!graph.ok()) return ReportError(graph.status());
-  if (!options.pins_path.empty()) {
-    StatusOr<std::vector<std::vector<OpId>>> chains = LoadPins(options.pins_path, *graph);
+  if (!command.pins_path.empty()) {
+    StatusOr<std::vector<std::vector<OpId>>> chains = LoadPins(command.pins_path, *graph);
     if (!chains.ok()) return ReportError(chains.status());
-    options.optimize.schedule.pins = std::move(chains).value();
+    request->options.schedule.pins = std::move(chains).value();
   }
-  // Progress on a terminal: the stage and the time, once a second has passed.
-  bool showed_progress = false;
-  if (isatty(STDERR_FILENO)) {
-    options.optimize.progress = [started, &showed_progress](const std::string& line) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-              .count();
-      if (elapsed < 1.0) return;
-      std::cerr << fmt::format("\r\033[K{:.1f} s  {}", elapsed, line) << std::flush;
-      showed_progress = true;
-    };
-  }
-  StatusOr<OptimizeResult> result = Optimize(*graph, options.optimize, budget);
-  if (showed_progress) std::cerr << "\r\033[K" << std::flush;
+  StatusOr<OptimizeResult> result = [&] {
+    Progress progress;  // On stderr when it is a terminal.
+    request->options.progress = progress.Callback();
+    return Optimize(*graph, request->options, budget);
+  }();
   if (!result.ok()) {
-    const bool from_pins = !options.pins_path.empty() &&
+    const bool from_pins = !command.pins_path.empty() &&
                            result.status().message().find("cycle") != std::string::npos;
-    return ReportError(from_pins ? result.status().WithContext(options.pins_path)
+    return ReportError(from_pins ? result.status().WithContext(command.pins_path)
                                  : result.status());
   }
-  if (result->fits() && !options.output_path.empty()) {
-    if (Status status = SavePlan(*graph, *result->plan, options.output_path);
-        !status.ok())
-      return ReportError(status);
+  if (result->plan) {
+    result->plan->provenance.options = OptimizeOptionValues(*request);
   }
-  if (!options.report_path.empty()) {
-    if (Status status =
-            WriteFile(options.report_path, OptimizeReportMarkdown(*graph, *result));
+  if (result->fits() && !command.output_path.empty()) {
+    if (Status status = SavePlan(*graph, *result->plan, command.output_path);
         !status.ok()) {
       return ReportError(status);
     }
   }
-  if (options.json) {
-    std::cout << OptimizeReportJson(*graph, *result).dump(2) << "\n";
+  if (!command.report_path.empty()) {
+    if (Status status =
+            WriteFile(command.report_path, OptimizeReportMarkdown(*graph, *result));
+        !status.ok()) {
+      return ReportError(status);
+    }
+  }
+  if (command.json) {
+    nlohmann::ordered_json json = OptimizeReportJson(*graph, *result);
+    nlohmann::ordered_json options = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : OptimizeOptionValues(*request))
+      options[name] = value;
+    json["options"] = options;
+    std::cout << json.dump(2) << "\n";
   } else {
     std::cout << OptimizeReportText(*graph, *result);
   }
   if (result->fits()) return kExitOk;
-  const int64_t budget_bytes = *options.optimize.memory_budget;
-  if (!result->plan) {
-    const LowerBounds& bounds = result->eager.bounds;
-    const bool forced = bounds.forced_live_bytes >= bounds.single_op_bytes;
-    std::cerr << fmt::format(
-        "olla: no plan fits in {} bytes: {} bytes are live at {} in every order (proof: "
-        "the {} bound)\n",
-        budget_bytes, bounds.best(),
-        graph->Describe(forced ? bounds.forced_live_op : bounds.single_op),
-        forced ? "forced-live" : "single-op");
-  } else {
-    std::cerr << fmt::format(
-        "olla: no plan within {} bytes found: the smallest arena found is {} bytes, the "
-        "proven lower bound {} bytes\n",
-        budget_bytes, result->placement.arena_bytes,
-        std::max(result->schedule.lower_bound_bytes,
-                 result->placement.lower_bound_bytes));
-  }
+  std::cerr << "olla: " << NoPlanMessage(*graph, *result) << "\n";
   return kExitNoPlan;
 }
 
@@ -115,43 +132,24 @@ void AddOptimizeCommand(CLI::App& app, int& exit_code) {
   command->add_option("-o,--output", options->output_path,
                       "Write the plan (order and offsets; docs/plan-format.md)");
   command->add_option("--report", options->report_path, "Write the report as Markdown");
-  command
-      ->add_option("--time-limit", options->time_limit_seconds,
-                   "Wall-clock seconds for the whole command (loading included); the "
-                   "searches return their best so far")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  command
-      ->add_option("--work-limit", options->work_limit,
-                   "Deterministic work units (search nodes, moves, ILP nodes) for the "
-                   "whole command: the same limit gives the same plan on any machine")
-      ->check(CLI::NonNegativeNumber);
-  command
-      ->add_option("--memory-budget", options->optimize.memory_budget,
-                   "Bytes the activation arena must fit in (exit 2 when no plan does)")
-      ->check(CLI::NonNegativeNumber);
-  command
-      ->add_option("--align", options->optimize.alignment,
-                   "Align every offset and round every size up to this many bytes")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  command
-      ->add_option("--schedule-method", options->optimize.schedule.method,
-                   "Scheduling method (olla schedule --help)")
-      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kScheduleMethods),
-                                                     std::end(kScheduleMethods))))
-      ->capture_default_str();
-  command
-      ->add_option("--placement-method", options->optimize.placement_method,
-                   "Placement method (olla place --help)")
-      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kPlacementMethods),
-                                                     std::end(kPlacementMethods))))
-      ->capture_default_str();
+  for (const OptionSpec& spec : OptimizeOptionTable()) {
+    if (spec.type == OptionType::kSwitch) {
+      options->flags[spec.name] = command->add_flag(spec.flag, spec.help);
+      continue;
+    }
+    std::string help = spec.help;
+    if (spec.type == OptionType::kChoice)
+      help += fmt::format(": {}", fmt::join(spec.choices, ", "));
+    if (const std::string fallback = spec.get(OptimizeRequest()); !fallback.empty())
+      help += "; default " + fallback;
+    options->flags[spec.name] =
+        command->add_option(spec.flag, options->given[spec.name], help)
+            ->type_name(spec.type == OptionType::kSeconds  ? "SECONDS"
+                        : spec.type == OptionType::kChoice ? "METHOD"
+                                                           : "INT");
+  }
   command->add_option("--pin", options->pins_path,
                       "Pins file: chains of ops that must run in the given order");
-  command->add_flag("!--no-updates-asap", options->optimize.schedule.rules.updates_asap,
-                    "Let optimizer updates run at any time, not as soon as their "
-                    "gradient is ready");
   command->add_flag("--json", options->json, "Print one JSON object instead of text");
   command->callback([options, &exit_code] { exit_code = RunOptimize(*options); });
 }

@@ -4,11 +4,11 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "olla/analysis/topology.h"
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
+#include "olla/cli/progress.h"
 #include "olla/core/bytes.h"
 #include "olla/core/version.h"
 #include "olla/graph/pinned.h"
@@ -53,15 +53,6 @@ int RunSchedule(ScheduleCommandOptions options) {
   const auto started = std::chrono::steady_clock::now();
   StatusOr<Graph> graph = LoadGraph(options.graph_path);
   if (!graph.ok()) return ReportError(graph.status());
-  // Progress on a terminal, once a solve has taken more than a second.
-  bool showed_progress = false;
-  if (isatty(STDERR_FILENO)) {
-    options.schedule.progress = [started, &showed_progress](const std::string& line) {
-      if (std::chrono::steady_clock::now() - started < std::chrono::seconds(1)) return;
-      std::cerr << "\r\033[K" << line << std::flush;
-      showed_progress = true;
-    };
-  }
   options.schedule.ilp_horizon =
       options.ilp_horizon == "paper" ? IlpHorizon::kPaper : IlpHorizon::kOneOpPerStep;
   if (!options.pins_path.empty()) {
@@ -69,8 +60,11 @@ int RunSchedule(ScheduleCommandOptions options) {
     if (!chains.ok()) return ReportError(chains.status());
     options.schedule.pins = std::move(chains).value();
   }
-  StatusOr<ScheduleResult> result = Schedule(*graph, options.schedule, budget);
-  if (showed_progress) std::cerr << "\r\033[K" << std::flush;
+  StatusOr<ScheduleResult> result = [&] {
+    Progress progress;  // On stderr when it is a terminal.
+    options.schedule.progress = progress.Callback();
+    return Schedule(*graph, options.schedule, budget);
+  }();
   if (!result.ok()) {
     const std::string& context = options.schedule.pins.empty() ? "" : options.pins_path;
     return ReportError(context.empty() ? result.status()

@@ -1,0 +1,198 @@
+#include "olla/pipeline/option_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "olla/placement/place.h"
+#include "olla/schedule/scheduler.h"
+
+namespace olla {
+namespace {
+
+std::vector<std::string> Names(const auto& methods) {
+  return std::vector<std::string>(std::begin(methods), std::end(methods));
+}
+
+std::string Text(int64_t value) { return std::to_string(value); }
+std::string Text(double value) { return fmt::format("{}", value); }
+
+std::vector<OptionSpec> BuildTable() {
+  std::vector<OptionSpec> table;
+  table.push_back(
+      {"time_limit",
+       "--time-limit",
+       OptionType::kSeconds,
+       "Wall-clock seconds for the whole run (loading included); the searches return "
+       "their best so far",
+       0,
+       {},
+       [](OptimizeRequest& r, const std::string& v) {
+         r.time_limit_seconds = std::stod(v);
+       },
+       [](const OptimizeRequest& r) { return Text(r.time_limit_seconds); }});
+  table.push_back(
+      {"work_limit",
+       "--work-limit",
+       OptionType::kCount,
+       "Deterministic work units (search nodes, moves, ILP nodes) for the whole run: the "
+       "same limit gives the same plan on any machine",
+       0,
+       {},
+       [](OptimizeRequest& r, const std::string& v) { r.work_limit = std::stoll(v); },
+       [](const OptimizeRequest& r) {
+         return r.work_limit ? Text(*r.work_limit) : std::string();
+       }});
+  table.push_back({"memory_budget",
+                   "--memory-budget",
+                   OptionType::kCount,
+                   "Bytes the activation arena must fit in (no plan when none does)",
+                   0,
+                   {},
+                   [](OptimizeRequest& r, const std::string& v) {
+                     r.options.memory_budget = std::stoll(v);
+                   },
+                   [](const OptimizeRequest& r) {
+                     return r.options.memory_budget ? Text(*r.options.memory_budget)
+                                                    : std::string();
+                   }});
+  table.push_back({"alignment",
+                   "--align",
+                   OptionType::kCount,
+                   "Align every offset and round every size up to this many bytes",
+                   1,
+                   {},
+                   [](OptimizeRequest& r, const std::string& v) {
+                     r.options.alignment = std::stoll(v);
+                   },
+                   [](const OptimizeRequest& r) { return Text(r.options.alignment); }});
+  table.push_back(
+      {"schedule_method", "--schedule-method", OptionType::kChoice,
+       "Scheduling method (docs/schedule.md)", 0, Names(kScheduleMethods),
+       [](OptimizeRequest& r, const std::string& v) { r.options.schedule.method = v; },
+       [](const OptimizeRequest& r) { return r.options.schedule.method; }});
+  table.push_back(
+      {"placement_method", "--placement-method", OptionType::kChoice,
+       "Placement method (olla place --help)", 0, Names(kPlacementMethods),
+       [](OptimizeRequest& r, const std::string& v) { r.options.placement_method = v; },
+       [](const OptimizeRequest& r) { return r.options.placement_method; }});
+  table.push_back(
+      {"updates_asap",
+       "--no-updates-asap",
+       OptionType::kSwitch,
+       "Run optimizer updates as soon as their gradient is ready (the flag lets them run "
+       "at any time)",
+       0,
+       {},
+       [](OptimizeRequest& r, const std::string& v) {
+         r.options.schedule.rules.updates_asap = v == "true";
+       },
+       [](const OptimizeRequest& r) {
+         return std::string(r.options.schedule.rules.updates_asap ? "true" : "false");
+       }});
+  table.push_back(
+      {"threads",
+       "--threads",
+       OptionType::kCount,
+       "Searches run at once (results do not depend on it)",
+       1,
+       {},
+       [](OptimizeRequest& r, const std::string& v) {
+         r.options.threads = static_cast<int>(std::stoll(v));
+       },
+       [](const OptimizeRequest& r) { return Text(int64_t{r.options.threads}); }});
+  return table;
+}
+
+// Quoted for a message, with control characters escaped so one line stays one line.
+std::string Quote(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text.substr(0, 40)) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out + (text.size() > 40 ? "...'" : "'");
+}
+
+// The text of a valid value of `spec`, normalised, or an error.
+StatusOr<std::string> Parse(const OptionSpec& spec, std::string_view text) {
+  switch (spec.type) {
+    case OptionType::kSeconds: {
+      double value = 0;
+      const auto [end, error] =
+          std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
+          !std::isfinite(value) || value <= 0 || value > kMaxSeconds) {
+        return InvalidInput(
+            fmt::format("must be a positive number of seconds, at most {:g}, got {}",
+                        kMaxSeconds, Quote(text)));
+      }
+      return Text(value);
+    }
+    case OptionType::kCount: {
+      int64_t value = 0;
+      const auto [end, error] =
+          std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
+          value < spec.minimum) {
+        return InvalidInput(fmt::format("must be an integer from {} to {}, got {}",
+                                        spec.minimum, INT64_MAX, Quote(text)));
+      }
+      return Text(value);
+    }
+    case OptionType::kChoice: {
+      if (std::find(spec.choices.begin(), spec.choices.end(), text) ==
+          spec.choices.end()) {
+        return InvalidInput(fmt::format("must be one of {}, got {}",
+                                        fmt::join(spec.choices, ", "), Quote(text)));
+      }
+      return std::string(text);
+    }
+    case OptionType::kSwitch:
+      if (text != "true" && text != "false")
+        return InvalidInput(fmt::format("must be true or false, got {}", Quote(text)));
+      return std::string(text);
+  }
+  return Internal("unknown option type");
+}
+
+}  // namespace
+
+const std::vector<OptionSpec>& OptimizeOptionTable() {
+  static const std::vector<OptionSpec> table = BuildTable();
+  return table;
+}
+
+Status SetOptimizeOption(OptimizeRequest& request, std::string_view name,
+                         std::string_view text) {
+  const std::vector<OptionSpec>& table = OptimizeOptionTable();
+  const auto spec = std::find_if(table.begin(), table.end(),
+                                 [&](const OptionSpec& s) { return s.name == name; });
+  if (spec == table.end()) {
+    std::vector<std::string> names;
+    for (const OptionSpec& s : table) names.push_back(s.name);
+    return InvalidInput(
+        fmt::format("unknown option (the options are {})", fmt::join(names, ", ")));
+  }
+  OLLA_ASSIGN_OR_RETURN(const std::string value, Parse(*spec, text));
+  spec->set(request, value);
+  return OkStatus();
+}
+
+std::vector<std::pair<std::string, std::string>> OptimizeOptionValues(
+    const OptimizeRequest& request) {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const OptionSpec& spec : OptimizeOptionTable()) {
+    std::string value = spec.get(request);
+    if (!value.empty()) values.emplace_back(spec.name, std::move(value));
+  }
+  return values;
+}
+
+}  // namespace olla
