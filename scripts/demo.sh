@@ -15,12 +15,16 @@ run() {
   "$olla" "$@"
   echo
 }
-run optimize models/resnet18.train.b32.json.gz -o "$work/resnet18.plan.json" \
-  --report "$work/resnet18.report.md"
-run check models/resnet18.train.b32.json.gz "$work/resnet18.plan.json"
+# What a user keeps: the plan, the Markdown report and the picture, beside the build.
+out="$(dirname "$(dirname "$olla")")/demo"
+mkdir -p "$out"
+run optimize models/resnet18.train.b32.json.gz -o "$out/resnet18.plan.json" \
+  --report "$out/resnet18.report.md" --svg "$out/resnet18.svg"
+run check models/resnet18.train.b32.json.gz "$out/resnet18.plan.json"
 echo "olla's plan runs resnet18's training step at batch 32 in a third less memory than"
-echo "eager PyTorch's caching allocator reserves; 'olla optimize --report FILE.md' writes"
-echo "the same report as Markdown."
+echo "eager PyTorch's caching allocator reserves. Written: $out/resnet18.plan.json, the"
+echo "report as Markdown ($out/resnet18.report.md) and a picture of memory over the step,"
+echo "eager beside olla ($out/resnet18.svg; scripts/render-svg.sh makes a PNG of it)."
 echo
 run simulate examples/figure3.json
 run check examples/figure3.json examples/figure3.eager.plan.json

@@ -2,6 +2,9 @@
 # Installs every Debian package olla needs to build, test and run its Python layer.
 # Idempotent: packages already present are skipped, and `apt-get update` runs only when
 # something is missing. Needs root (or sudo) only when it has something to install.
+#   scripts/install-deps.sh            what building and testing need
+#   scripts/install-deps.sh --picture  also headless Chromium, which scripts/render-svg.sh
+#                                      uses to turn olla's SVG pictures into PNG
 set -euo pipefail
 
 packages=(
@@ -14,6 +17,9 @@ packages=(
   python3 python3-dev python3-pytest python3-pyflakes
   python3-torch python3-torchvision python3-torchtext libopenblas0-pthread
 )
+if [ "${1:-}" = "--picture" ]; then
+  packages+=(chromium fonts-dejavu-core)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

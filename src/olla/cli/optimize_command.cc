@@ -18,6 +18,7 @@
 #include "olla/io/plan_json.h"
 #include "olla/pipeline/option_table.h"
 #include "olla/report/optimize_report.h"
+#include "olla/report/svg.h"
 
 namespace olla::cli {
 namespace {
@@ -26,6 +27,7 @@ struct OptimizeCommandOptions {
   std::string graph_path;
   std::string output_path;
   std::string report_path;
+  std::string svg_path;
   std::string pins_path;
   bool json = false;
   // The table's options as typed, and their CLI11 handles, by name.
@@ -104,6 +106,12 @@ int RunOptimize(const OptimizeCommandOptions& command) {
       return ReportError(status);
     }
   }
+  if (!command.svg_path.empty() && result->plan) {
+    if (Status status = WriteFile(command.svg_path, OptimizeSvg(*graph, *result));
+        !status.ok()) {
+      return ReportError(status);
+    }
+  }
   if (command.json) {
     nlohmann::ordered_json json = OptimizeReportJson(*graph, *result);
     nlohmann::ordered_json options = nlohmann::ordered_json::object();
@@ -132,6 +140,9 @@ void AddOptimizeCommand(CLI::App& app, int& exit_code) {
   command->add_option("-o,--output", options->output_path,
                       "Write the plan (order and offsets; docs/plan-format.md)");
   command->add_option("--report", options->report_path, "Write the report as Markdown");
+  command->add_option(
+      "--svg", options->svg_path,
+      "Draw memory over the step, eager PyTorch beside olla's plan (SVG)");
   for (const OptionSpec& spec : OptimizeOptionTable()) {
     if (spec.type == OptionType::kSwitch) {
       options->flags[spec.name] = command->add_flag(spec.flag, spec.help);

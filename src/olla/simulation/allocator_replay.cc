@@ -25,10 +25,16 @@ AllocatorReplay ReplayCachingAllocator(const Graph& graph, const Order& order,
     if (allocator.peak_reserved_bytes() > before) replay.peak_step = current_step;
     return h;
   };
+  auto address = [&](CachingAllocatorModel::Handle h) {
+    return h == CachingAllocatorModel::kNoBlock ? int64_t{-1} : allocator.address(h);
+  };
+  replay.addresses.assign(static_cast<size_t>(graph.num_buffers()), -1);
+  replay.workspace_addresses.assign(static_cast<size_t>(order.size()), -1);
 
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     if (graph.buffer(BufferId(b)).persistent) {
       handle[static_cast<size_t>(b)] = allocate(graph.buffer(BufferId(b)).size);
+      replay.addresses[static_cast<size_t>(b)] = address(handle[static_cast<size_t>(b)]);
     }
   }
   // Buffers by the step after which they die; graph outputs never die.
@@ -37,14 +43,22 @@ AllocatorReplay ReplayCachingAllocator(const Graph& graph, const Order& order,
     const BufferId id(b);
     const Buffer& buffer = graph.buffer(id);
     if (buffer.persistent) continue;
-    if (!graph.producer(id).valid()) handle[id.index()] = allocate(buffer.size);
+    if (!graph.producer(id).valid()) {
+      handle[id.index()] = allocate(buffer.size);
+      replay.addresses[id.index()] = address(handle[id.index()]);
+    }
     if (!buffer.output) dying[static_cast<size_t>(lifetimes[id].end - 1)].push_back(id);
   }
 
   for (current_step = 0; current_step < order.size(); ++current_step) {
     const Op& op = graph.op(order.ops[static_cast<size_t>(current_step)]);
-    for (BufferId b : op.allocates) handle[b.index()] = allocate(graph.buffer(b).size);
-    allocator.Free(allocate(op.workspace));
+    for (BufferId b : op.allocates) {
+      handle[b.index()] = allocate(graph.buffer(b).size);
+      replay.addresses[b.index()] = address(handle[b.index()]);
+    }
+    const CachingAllocatorModel::Handle workspace = allocate(op.workspace);
+    replay.workspace_addresses[static_cast<size_t>(current_step)] = address(workspace);
+    allocator.Free(workspace);
     for (BufferId b : dying[static_cast<size_t>(current_step)]) {
       allocator.Free(handle[b.index()]);
     }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "olla/analysis/lifetimes.h"
 #include "olla/graph/graph.h"
@@ -24,6 +25,11 @@ struct AllocatorReplay {
   // Step at which reserved first reached its peak; -1 while loading persistent
   // buffers and inputs.
   int32_t peak_step = -1;
+  // Where the model put each buffer (by BufferId; -1 for zero-size ones) and each step's
+  // workspace (by step; -1 for none): its address in the reserved segments, which are
+  // laid out one after another from 0. For pictures of the allocator's layout.
+  std::vector<int64_t> addresses;
+  std::vector<int64_t> workspace_addresses;
 
   // Share of the reserved bytes that were never in use at once:
   // (reserved peak - peak allocated) / reserved peak. Since segments are never
