@@ -12,6 +12,7 @@ arena against eager reserved, the seconds, and which parts are proven optimal.
 """
 
 import argparse
+import csv
 import json
 import pathlib
 import statistics
@@ -19,6 +20,37 @@ import subprocess
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROAM = ROOT.parent / "shared" / "data" / "roam" / "results"
+
+# ROAM's result tables name models without variants; the zoo graph each one is compared
+# with (vgg and mnasnet are our guess at their variant: their tables do not say).
+ROAM_MODELS = {"alexnet": "alexnet", "vgg": "vgg16", "mnasnet": "mnasnet0_5",
+               "mobilenet": "mobilenet_v2", "efficientnet": "efficientnet_b0",
+               "vit": "vit_b_16"}
+
+
+def published():
+    """{(zoo model, batch): (PyTorch reserved MB, MODeL MB, ROAM MB)} from ROAM's tables.
+
+    PyTorch's reserved memory is their simulated peak over (1 - the fragmentation they
+    measured), fragmentation being the reserved share never allocated."""
+    if not ROAM.is_dir():
+        return {}
+    def rows(name):
+        with open(ROAM / name) as f:
+            return list(csv.DictReader(f))
+    pytorch = {(r["model"], r["batch_size"]): float(r["simulated_mem_usage"]) /
+               (1 - float(r["profile.max_mem_fragmentation"])) for r in rows("pt_res.csv")}
+    model = {(r["model"], r["batch_size"]): float(r["address_generation.peak_mem_usage"])
+             for r in rows("MODeL_ms.csv")}
+    roam = {(r["model"], r["batch size"]): float(r["required memory"])
+            for r in rows("ours_mem_ms.csv")}
+    out = {}
+    for (name, batch), reserved in pytorch.items():
+        if name in ROAM_MODELS and (name, batch) in model and (name, batch) in roam:
+            out[(ROAM_MODELS[name], batch)] = (reserved, model[(name, batch)],
+                                               roam[(name, batch)])
+    return out
 
 
 def mib(n):
@@ -44,6 +76,56 @@ def row(name, r):
             f"{100 * r['fragmentation']:.2f} | {100 * r['saving_vs_reserved']:.1f} | "
             f"{r['wall_seconds']:.2f} | {'yes' if r['optimal_order'] else 'no'} | "
             f"{'yes' if r['optimal_placement'] else 'no'} |")
+
+
+def comparison(reports):
+    """The table beside the published ROAM and MODeL (OLLA) savings."""
+    rows = []
+    for (model, batch), (reserved, model_mb, roam_mb) in sorted(published().items()):
+        report = reports.get(f"{model}.train.b{batch}")
+        if report is None:
+            continue
+        rows.append(f"| {model} | {batch} | {100 * report['saving_vs_reserved']:.1f} | "
+                    f"{100 * (1 - model_mb / reserved):.1f} | "
+                    f"{100 * (1 - roam_mb / reserved):.1f} |")
+    if not rows:
+        return []
+    return [
+        "",
+        "## Beside the published ROAM and MODeL (OLLA) figures",
+        "",
+        "Savings against PyTorch's reserved memory, in percent. Ours: this table. Theirs: "
+        "`../shared/data/roam` (ROAM's repository, `results/`), each against the reserved "
+        "memory implied by their own PyTorch figures (simulated peak / (1 − measured "
+        "fragmentation)); MODeL's is its final plan (`address_generation.peak_mem_usage`), "
+        "ROAM's its `required memory`. Their graphs come from other torch versions and "
+        "another importer, so rows compare methods loosely, not plans.",
+        "",
+        "| model | batch | olla % | MODeL % (published) | ROAM % (published) |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+        "Where they report more, the difference is mostly not memory a valid plan can save. "
+        "MODeL's importer (facebookresearch/MODel_opt, "
+        "`model_opt/torch/torch_graph_importer.py`) treats in-place activations such as "
+        "`relu_`, `hardtanh_` (ReLU6) and `silu_` like views: its cleanup bypasses and "
+        "deletes them, handing their consumers to the input tensor. With the in-place op "
+        "gone, nothing orders the copy autograd makes of the input for the backward pass "
+        "before the write that clobbers that input, and the scheduler is free to run the "
+        "copy late, after the clamp, where it needs no memory at the forward peak but "
+        "holds the wrong values. That is how MODeL's final mobilenet_v2 plan at batch 32 "
+        "comes to 1,710 MB, weights included, while every valid order of the step keeps at "
+        "least 2,383 MiB (2,499 MB) of activations live at once (the proven bound in the "
+        "table above). On efficientnet_b0 the same freedom reorders `silu_` against its "
+        "saved input, which changes the gradients (measured when this project began; "
+        "../shared/DESIGN.md). ROAM reuses that importer. olla's graph keeps the edge "
+        "every in-place write needs (docs/capture.md), so its bound holds for every "
+        "correct execution, and those published rows are not valid plans. The batch-1 "
+        "rows differ for another reason: their PyTorch baseline carries 53–80 % measured "
+        "fragmentation on mobilenet, mnasnet and efficientnet, where our caching-"
+        "allocator model of the same steps shows 5–20 %, so the same plan saves more "
+        "against theirs.",
+    ]
 
 
 def main():
@@ -96,6 +178,7 @@ def main():
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [row(name, r) for name, r in reports.items()]
+    lines += comparison(reports)
     out = ROOT / "bench" / "results" / "zoo.md"
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")
