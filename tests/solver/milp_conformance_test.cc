@@ -147,6 +147,10 @@ TEST_P(MilpConformanceTest, BadModelsAreRejected) {
   const int32_t x = not_a_number.AddBinary("x");
   not_a_number.AddConstraint("row", {{x, std::nan("")}}, 0, 1);
   EXPECT_THAT(error(not_a_number), HasSubstr("coefficient of 'x' is not finite"));
+  MilpModel twice;
+  const int32_t y = twice.AddBinary("y");
+  twice.AddConstraint("row", {{y, 1}, {y, 1}}, 0, 1);
+  EXPECT_THAT(error(twice), HasSubstr("constraint 'row': variable 'y' appears twice"));
   MilpOptions short_start;
   short_start.start = std::vector<double>{1.0};
   EXPECT_THAT(error(Knapsack(), short_start), HasSubstr("MIP start has 1 values for 3"));

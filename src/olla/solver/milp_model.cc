@@ -1,5 +1,6 @@
 #include "olla/solver/milp_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -29,7 +30,19 @@ Status MilpModel::Validate() const {
                       v.lower, v.upper));
     }
   }
+  std::vector<int32_t> seen;
   for (const MilpConstraint& c : constraints_) {
+    // CBC takes a row that names a column twice without complaint and solves another
+    // model (the joint ILP was infeasible that way): one term per variable.
+    seen.clear();
+    for (const MilpTerm& t : c.terms) seen.push_back(t.variable);
+    std::sort(seen.begin(), seen.end());
+    if (const auto twice = std::adjacent_find(seen.begin(), seen.end());
+        twice != seen.end() && *twice >= 0 && *twice < num_variables()) {
+      return InvalidInput(fmt::format("constraint '{}': variable '{}' appears twice",
+                                      c.name,
+                                      variables_[static_cast<size_t>(*twice)].name));
+    }
     if (std::isnan(c.lower) || std::isnan(c.upper) || c.lower > c.upper) {
       return InvalidInput(
           fmt::format("constraint '{}': range [{}, {}] is empty or not a number", c.name,

@@ -50,6 +50,10 @@ class MilpModel {
 
   bool maximize() const { return maximize_; }
   const std::vector<MilpVariable>& variables() const { return variables_; }
+  // For formulations that tighten a bound after adding a variable.
+  MilpVariable& mutable_variable(int32_t index) {
+    return variables_[static_cast<size_t>(index)];
+  }
   const std::vector<MilpConstraint>& constraints() const { return constraints_; }
   int32_t num_variables() const { return static_cast<int32_t>(variables_.size()); }
 
