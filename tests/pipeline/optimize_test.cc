@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "olla/graph/synthetic.h"
 #include "olla/io/graph_json.h"
 #include "olla/io/plan_json.h"
 
@@ -92,6 +93,33 @@ TEST(OptimizeTest, ABudgetBelowTheBoundIsRefutedBeforeScheduling) {
   EXPECT_FALSE(result.plan.has_value());
   EXPECT_EQ(result.stages.size(), 1u);  // The baselines and bounds only.
   EXPECT_EQ(budget.work_spent(), 0);
+}
+
+// The joint refinement never loses and, where the order with the smallest peak does
+// not give the smallest arena, finds the plan that does, proven optimal. Sizes rounded
+// to 16 bytes change which order packs best: on seed 34 (one of three among the first
+// 150 random DAGs) the order-then-place plan is 32 bytes above the joint optimum.
+TEST(OptimizeTest, JointRefinementFindsSmallerArenasThanOrderThenPlace) {
+  for (const uint64_t seed : {1, 2, 4, 5, 6, 8, 34}) {  // Each solved in under 2 s.
+    RandomDagOptions dag;
+    dag.ops = 7 + static_cast<int32_t>(seed % 4);
+    dag.seed = seed;
+    dag.max_outputs = 3;
+    const Graph graph = RandomDag(dag);
+    OptimizeOptions options;
+    options.alignment = 16;
+    const OptimizeResult two_stage = *Optimize(graph, options, TestBudget());
+    options.schedule.method = kJointMethod;
+    const OptimizeResult joint = *Optimize(graph, options, TestBudget());
+    ASSERT_TRUE(joint.plan && joint.check.valid) << "seed " << seed;
+    ASSERT_TRUE(joint.unrefined_arena_bytes.has_value()) << "seed " << seed;
+    EXPECT_EQ(*joint.unrefined_arena_bytes, two_stage.arena_bytes()) << "seed " << seed;
+    EXPECT_TRUE(joint.joint_optimal) << "seed " << seed;
+    EXPECT_LE(joint.arena_bytes(), two_stage.arena_bytes()) << "seed " << seed;
+    if (seed == 34) {
+      EXPECT_EQ(joint.arena_bytes(), two_stage.arena_bytes() - 32);
+    }
+  }
 }
 
 TEST(OptimizeTest, BadOptionsAreErrors) {

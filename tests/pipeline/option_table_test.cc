@@ -57,7 +57,7 @@ TEST(OptionTableTest, BadValuesSayWhatIsExpected) {
   EXPECT_EQ(error("frobnicate", "1").substr(0, 30), "unknown option (the options ar");
   // Control characters are escaped: the message stays one line.
   EXPECT_EQ(error("schedule_method", "a\nb"),
-            "must be one of auto, eager, greedy, dp, local, ilp, got 'a\\x0ab'");
+            "must be one of auto, eager, greedy, dp, local, ilp, joint, got 'a\\x0ab'");
   // Nothing was stored by the failures.
   EXPECT_EQ(request.time_limit_seconds, OptimizeRequest().time_limit_seconds);
 }

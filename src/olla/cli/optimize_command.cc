@@ -64,7 +64,7 @@ std::string NoPlanMessage(const Graph& graph, const OptimizeResult& result) {
   return fmt::format(
       "no plan within {} bytes found: the smallest arena found is {} bytes, the proven "
       "lower bound {} bytes",
-      budget, result.placement.arena_bytes,
+      budget, result.arena_bytes(),
       std::max(result.schedule.lower_bound_bytes, result.placement.lower_bound_bytes));
 }
 

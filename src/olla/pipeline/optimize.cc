@@ -9,6 +9,7 @@
 #include "olla/core/version.h"
 #include "olla/pipeline/arena.h"
 #include "olla/placement/place.h"
+#include "olla/schedule/joint_ilp.h"
 
 namespace olla {
 namespace {
@@ -44,11 +45,51 @@ Status ValidateOptions(const OptimizeOptions& options) {
   }
   if (options.threads < 1)
     return InvalidInput(fmt::format("threads {} is not positive", options.threads));
-  if (!IsScheduleMethod(options.schedule.method))
+  if (!IsScheduleMethod(options.schedule.method) &&
+      options.schedule.method != kJointMethod)
     return InvalidInput("unknown schedule method '" + options.schedule.method + "'");
   if (!IsPlacementMethod(options.placement_method))
     return InvalidInput("unknown placement method '" + options.placement_method + "'");
   return OkStatus();
+}
+
+// The figures of the plan's order: its peak, where it peaks, and what the caching
+// allocator would reserve running it.
+void DescribeOrder(const Graph& graph, const Order& order, OptimizeResult& result) {
+  const Lifetimes lifetimes = ComputeLifetimes(graph, order);
+  result.reordered = ReplayCachingAllocator(graph, order, lifetimes);
+  const MemoryTimeline timeline = ComputeTimeline(graph, order, lifetimes);
+  result.peak_live_bytes = timeline.peak_bytes;
+  result.peak_step = timeline.peak_step;
+  result.peak_op = timeline.peak_op;
+}
+
+// OLLA's joint ILP from `plan`, with what is left of the budget: a plan with a smaller
+// arena, or none.
+std::optional<Plan> RefineJointly(const Graph& graph, const Plan& plan,
+                                  const OptimizeOptions& options, int64_t lower_bound,
+                                  const Budget& budget, OptimizeResult& result,
+                                  StageReport& stage) {
+  JointIlpOptions joint;
+  joint.alignment = options.alignment;
+  joint.threads = options.threads;
+  joint.lower_bound_bytes = lower_bound;
+  joint.start_order = plan.order;
+  joint.start_offsets = plan.offsets;
+  joint.start_workspace_offsets = plan.workspace_offsets;
+  const JointIlpResult solved = SolveJointIlp(graph, joint, budget);
+  stage.method = solved.too_large ? "joint ILP (too large: not built)" : "joint ILP";
+  result.joint_optimal = solved.optimal;
+  stage.optimal = solved.optimal;
+  if (!solved.optimal) stage.stopped_by = budget.Reached();
+  if (!solved.solved || solved.arena_bytes >= plan.arena_bytes) return std::nullopt;
+  Plan refined;
+  refined.order = solved.order;
+  refined.offsets = solved.offsets;
+  refined.workspace_offsets = solved.workspace_offsets;
+  refined.arena_bytes = solved.arena_bytes;
+  refined.alignment = options.alignment;
+  return refined;
 }
 
 }  // namespace
@@ -56,7 +97,7 @@ Status ValidateOptions(const OptimizeOptions& options) {
 double OptimizeResult::saving_vs_reserved() const {
   const int64_t reserved = eager.allocator.reserved_peak_bytes;
   if (!plan || reserved <= 0) return 0.0;
-  const int64_t total = persistent_bytes() + placement.arena_bytes;
+  const int64_t total = persistent_bytes() + plan->arena_bytes;
   return (static_cast<double>(reserved) - static_cast<double>(total)) /
          static_cast<double>(reserved);
 }
@@ -85,16 +126,12 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   ScheduleOptions schedule = options.schedule;
   schedule.threads = options.threads;
   schedule.progress = options.progress;
+  if (schedule.method == kJointMethod) schedule.method = "auto";
   OLLA_ASSIGN_OR_RETURN(result.schedule, Schedule(graph, schedule, budget.Split(0.5)));
   StageReport& scheduled = clock.Finish("schedule", result.schedule.method);
   scheduled.optimal = result.schedule.optimal;
   scheduled.stopped_by = result.schedule.stopped_by;
   const Order& order = result.schedule.order;
-  const Lifetimes lifetimes = ComputeLifetimes(graph, order);
-  result.reordered = ReplayCachingAllocator(graph, order, lifetimes);
-  const MemoryTimeline timeline = ComputeTimeline(graph, order, lifetimes);
-  result.peak_step = timeline.peak_step;
-  result.peak_op = timeline.peak_op;
 
   OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
                         MakeArenaProblem(graph, order, options.alignment));
@@ -104,7 +141,10 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   place.method = options.placement_method;
   place.capacity = options.memory_budget;
   place.threads = options.threads;
-  StatusOr<Placement> placement = Place(arena.problem, place, budget);
+  // With a refinement to follow, placement leaves it a share.
+  const bool joint = options.schedule.method == kJointMethod;
+  StatusOr<Placement> placement =
+      Place(arena.problem, place, joint ? budget.Split(0.5) : budget);
   if (!placement.ok()) {  // The arena problem and the options were valid.
     return Internal("the arena problem was rejected: " + placement.status().message());
   }
@@ -112,14 +152,38 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   StageReport& placed = clock.Finish("place", result.placement.method);
   placed.optimal = result.placement.arena_bytes <= result.rounded_peak_bytes;
   placed.stopped_by = result.placement.stopped_by;
+  Plan plan = MakePlan(graph, order, arena, result.placement);
+  std::string method = fmt::format("optimize: schedule/{}, place/{}",
+                                   result.schedule.method, result.placement.method);
+
+  // Only a plan above the bound of every order can improve.
+  const int64_t bound =
+      std::max(result.schedule.lower_bound_bytes, result.eager.bounds.best());
+  if (joint && plan.arena_bytes > bound) {
+    progress("refine: the joint ILP of order and addresses");
+    StageReport refine;
+    refine.name = "refine";
+    std::optional<Plan> refined =
+        RefineJointly(graph, plan, options, bound, budget, result, refine);
+    result.unrefined_arena_bytes = plan.arena_bytes;
+    if (refined) {
+      plan = std::move(*refined);
+      method += ", refined by the joint ILP";
+      OLLA_ASSIGN_OR_RETURN(const ArenaProblem refined_arena,
+                            MakeArenaProblem(graph, plan.order, options.alignment));
+      result.rounded_peak_bytes = ComputeLiveBytesBound(refined_arena.problem).bytes;
+    }
+    StageReport& refined_stage = clock.Finish("refine", refine.method);
+    refined_stage.optimal = refine.optimal;
+    refined_stage.stopped_by = refine.stopped_by;
+  }
+  DescribeOrder(graph, plan.order, result);
 
   progress("check");
-  Plan plan = MakePlan(graph, order, arena, result.placement);
   plan.provenance.olla_version = Version();
-  plan.provenance.method = fmt::format("optimize: schedule/{}, place/{}",
-                                       result.schedule.method, result.placement.method);
+  plan.provenance.method = method;
   plan.provenance.lower_bound_bytes = result.schedule.lower_bound_bytes;
-  plan.provenance.peak_live_bytes = result.schedule.peak_bytes;
+  plan.provenance.peak_live_bytes = result.peak_live_bytes;
   result.check = CheckPlan(graph, plan);
   if (!result.check.valid) {
     return Internal(fmt::format("optimize produced a plan the checker rejects: {}",

@@ -1,7 +1,7 @@
 // Optimize(): olla's main job, as one recipe. From a graph to a checked plan (order and
 // offsets) and everything a report says about it:
 //
-//   validate → baselines → schedule → lifetimes → bound → place → check
+//   validate → baselines → schedule → lifetimes → bound → place → refine → check
 //
 // - baselines: the eager order with an ideal allocator and through the caching-
 //   allocator model (simulation/eager_report.h), and the lower bounds;
@@ -10,6 +10,9 @@
 //   (pipeline/arena.h), whose live-bytes bound is the least arena for that order;
 // - place: offsets for every buffer and workspace (placement/place.h), minimising the
 //   arena or fitting a memory budget;
+// - refine: with the schedule method "joint", OLLA's joint ILP of order and addresses
+//   (schedule/joint_ilp.h) from the plan so far, on graphs small enough for it, with
+//   what is left of the budget; its plan replaces the first when its arena is smaller;
 // - check: the independent plan checker (simulation/plan_checker.h). A plan that fails
 //   it is an internal error, never a result.
 //
@@ -37,8 +40,12 @@
 
 namespace olla {
 
+// The schedule method that adds the joint refinement to "auto" (the others are
+// kScheduleMethods).
+inline constexpr const char* kJointMethod = "joint";
+
 struct OptimizeOptions {
-  ScheduleOptions schedule;               // Method, rules, pins.
+  ScheduleOptions schedule;               // Method (or kJointMethod), rules, pins.
   std::string placement_method = "auto";  // One of kPlacementMethods.
   // Every offset is a multiple of it, and sizes are rounded up to it: PyTorch's caching
   // allocator rounds every block to 512 bytes.
@@ -52,7 +59,7 @@ struct OptimizeOptions {
 
 // What one stage did.
 struct StageReport {
-  std::string name;    // "baselines", "schedule", "place", "check".
+  std::string name;    // "baselines", "schedule", "place", "refine", "check".
   std::string method;  // The method that produced the stage's result.
   double seconds = 0;
   bool optimal = false;  // Proven (schedule: the order's peak; place: the arena).
@@ -65,13 +72,19 @@ struct OptimizeResult {
   // olla's order through the caching-allocator model: what reordering alone gives a
   // user who cannot place tensors.
   AllocatorReplay reordered;
-  // Where olla's order peaks (the first step at its peak live bytes).
+  // The plan's order: its peak live bytes and where it peaks (the first step at it).
+  // The schedule's order unless refinement changed it.
+  int64_t peak_live_bytes = 0;
   int32_t peak_step = 0;
   OpId peak_op;
   int64_t alignment = 1;
   // olla's order with sizes rounded up to the alignment: no arena for it is smaller.
   int64_t rounded_peak_bytes = 0;
   Placement placement;  // Of the arena problem; empty when no placement was tried.
+  // Refinement: the arena before it, and whether it proved the plan optimal over all
+  // orders and placements together (set when it ran).
+  std::optional<int64_t> unrefined_arena_bytes;
+  bool joint_optimal = false;
   // The checked plan. Absent only when a memory budget is refuted by the lower bound
   // before anything is placed.
   std::optional<Plan> plan;
@@ -82,17 +95,20 @@ struct OptimizeResult {
 
   // The plan's arena fits the memory budget (true without one; false without a plan).
   bool fits() const {
-    return plan && (!memory_budget || placement.arena_bytes <= *memory_budget);
+    return plan && (!memory_budget || plan->arena_bytes <= *memory_budget);
   }
   int64_t persistent_bytes() const { return eager.persistent_bytes; }
+  int64_t arena_bytes() const { return plan ? plan->arena_bytes : 0; }
   // The OLLA headline measure: persistent + arena against the caching allocator's
   // reserved bytes of the eager order, as a fraction.
   double saving_vs_reserved() const;
   // The plan's order is proven to have the smallest peak; its arena equals that peak
   // (over rounded sizes); both.
-  bool optimal_order() const { return schedule.optimal; }
+  bool optimal_order() const {
+    return plan && peak_live_bytes <= schedule.lower_bound_bytes;
+  }
   bool optimal_placement() const {
-    return plan && placement.arena_bytes <= rounded_peak_bytes;
+    return plan && plan->arena_bytes <= rounded_peak_bytes;
   }
 };
 

@@ -17,6 +17,13 @@ std::vector<std::string> Names(const auto& methods) {
   return std::vector<std::string>(std::begin(methods), std::end(methods));
 }
 
+// kScheduleMethods and the pipeline's own.
+std::vector<std::string> ScheduleMethods() {
+  std::vector<std::string> methods = Names(kScheduleMethods);
+  methods.push_back(kJointMethod);
+  return methods;
+}
+
 std::string Text(int64_t value) { return std::to_string(value); }
 std::string Text(double value) { return fmt::format("{}", value); }
 
@@ -71,7 +78,9 @@ std::vector<OptionSpec> BuildTable() {
                    [](const OptimizeRequest& r) { return Text(r.options.alignment); }});
   table.push_back(
       {"schedule_method", "--schedule-method", OptionType::kChoice,
-       "Scheduling method (docs/schedule.md)", 0, Names(kScheduleMethods),
+       "Scheduling method (docs/schedule.md; joint: auto, then OLLA's joint ILP of order "
+       "and addresses from that plan, on graphs small enough)",
+       0, ScheduleMethods(),
        [](OptimizeRequest& r, const std::string& v) { r.options.schedule.method = v; },
        [](const OptimizeRequest& r) { return r.options.schedule.method; }});
   table.push_back(

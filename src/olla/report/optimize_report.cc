@@ -1,5 +1,7 @@
 #include "olla/report/optimize_report.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "olla/core/bytes.h"
@@ -53,12 +55,12 @@ std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
                                       FormatBytes(*r.memory_budget))});
     return rows;
   }
-  rows.push_back(
-      {"olla order",
-       fmt::format(
-           "{} peak live ({} below eager), {}; {}", FormatBytes(r.schedule.peak_bytes),
-           Percent(Saving(r.schedule.peak_bytes, r.eager.peak_live_bytes)),
-           Verdict(r.schedule.optimal, r.schedule.stopped_by), r.schedule.method)});
+  rows.push_back({"olla order",
+                  fmt::format("{} peak live ({} below eager), {}; {}",
+                              FormatBytes(r.peak_live_bytes),
+                              Percent(Saving(r.peak_live_bytes, r.eager.peak_live_bytes)),
+                              Verdict(r.schedule.optimal, r.schedule.stopped_by),
+                              r.schedule.method)});
   rows.push_back({"  peak at",
                   fmt::format("step {}, {} ({})", r.peak_step, graph.Describe(r.peak_op),
                               PhaseName(graph.op(r.peak_op).phase))});
@@ -71,18 +73,31 @@ std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
       {"olla arena",
        fmt::format(
            "{} at {}-byte alignment, {} above the order's rounded peak {}; {}; {}",
-           FormatBytes(r.placement.arena_bytes), r.alignment,
-           Percent(Gap(r.placement.arena_bytes, r.rounded_peak_bytes)),
+           FormatBytes(r.arena_bytes()), r.alignment,
+           Percent(Gap(r.arena_bytes(), r.rounded_peak_bytes)),
            FormatBytes(r.rounded_peak_bytes),
            Verdict(r.optimal_placement(), r.placement.stopped_by), r.placement.method)});
+  if (r.unrefined_arena_bytes) {
+    const StageReport& refine =
+        *std::find_if(r.stages.begin(), r.stages.end(),
+                      [](const StageReport& stage) { return stage.name == "refine"; });
+    rows.push_back(
+        {"  refinement",
+         fmt::format("{}: arena {} -> {} ({} smaller){}", refine.method,
+                     FormatBytes(*r.unrefined_arena_bytes), FormatBytes(r.arena_bytes()),
+                     Percent(Saving(r.arena_bytes(), *r.unrefined_arena_bytes)),
+                     r.joint_optimal ? "; the plan is proven optimal over every order "
+                                       "and placement"
+                                     : "")});
+  }
   if (r.memory_budget) {
     rows.push_back({"memory budget", fmt::format("{}: {}", FormatBytes(*r.memory_budget),
                                                  r.fits() ? "fits" : "does not fit")});
   }
-  rows.push_back({"olla plan",
-                  fmt::format("{} (persistent + arena): {} less than eager reserved",
-                              FormatBytes(r.persistent_bytes() + r.placement.arena_bytes),
-                              Percent(r.saving_vs_reserved()))});
+  rows.push_back(
+      {"olla plan", fmt::format("{} (persistent + arena): {} less than eager reserved",
+                                FormatBytes(r.persistent_bytes() + r.arena_bytes()),
+                                Percent(r.saving_vs_reserved()))});
   std::string stages;
   for (const StageReport& stage : r.stages) {
     stages += fmt::format("{}{} {:.3f} s", stages.empty() ? "" : ", ", stage.name,
@@ -135,22 +150,25 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResu
   json["has_plan"] = r.plan.has_value();
   if (r.plan) {
     json["reordered_reserved_bytes"] = r.reordered.reserved_peak_bytes;
-    json["peak_live_bytes"] = r.schedule.peak_bytes;
+    json["peak_live_bytes"] = r.peak_live_bytes;
     json["peak_step"] = r.peak_step;
     json["peak_op"] = graph.op(r.peak_op).file_id;
     json["alignment"] = r.alignment;
     json["rounded_peak_bytes"] = r.rounded_peak_bytes;
-    json["arena_bytes"] = r.placement.arena_bytes;
-    json["fragmentation"] = Gap(r.placement.arena_bytes, r.rounded_peak_bytes);
-    json["total_bytes"] = r.persistent_bytes() + r.placement.arena_bytes;
+    json["arena_bytes"] = r.arena_bytes();
+    json["fragmentation"] = Gap(r.arena_bytes(), r.rounded_peak_bytes);
+    json["total_bytes"] = r.persistent_bytes() + r.arena_bytes();
     json["saving_vs_reserved"] = r.saving_vs_reserved();
     json["reordering_saving_vs_reserved"] =
         Saving(r.reordered.reserved_peak_bytes, r.eager.allocator.reserved_peak_bytes);
     json["schedule_method"] = r.schedule.method;
     json["placement_method"] = r.placement.method;
+    json["plan_method"] = r.plan->provenance.method;
   }
   json["optimal_order"] = r.optimal_order();
   json["optimal_placement"] = r.optimal_placement();
+  json["optimal_plan"] = r.joint_optimal;
+  if (r.unrefined_arena_bytes) json["unrefined_arena_bytes"] = *r.unrefined_arena_bytes;
   if (r.memory_budget) {
     json["memory_budget"] = *r.memory_budget;
     json["fits"] = r.fits();

@@ -1,6 +1,7 @@
 #include "olla/solver/isolated_solver.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -156,6 +157,9 @@ class IsolatedSolver : public MilpSolver {
     // Without a child process (no pipe, no fork), the solve runs here, unguarded.
     int fds[2];
     if (pipe(fds) != 0) return inner_->Solve(model, options);
+    // The child inherits unwritten stdio buffers, and CBC flushes stdout: written
+    // now, they cannot be written twice.
+    std::fflush(nullptr);
     const pid_t child = fork();
     if (child < 0) {
       close(fds[0]);
