@@ -156,6 +156,64 @@ class TrainingStep:
         return loss
 
 
+def _module_of_input(name):
+    """The module path of a step input named by input_descriptions(), or ""."""
+    if ":" in name:  # Optimizer state: "adam.exp_avg:layer1.0.conv1.weight".
+        name = name.split(":", 1)[1]
+    if name.startswith(("input:", "target:")) or "." not in name:
+        return ""
+    return name.rsplit(".", 1)[0]
+
+
+def _attribute_modules(gm, annotations, inputs):
+    """Names the module of every backward and optimizer node, which the forward hooks
+    cannot see. A node belongs to the module of a parameter (or its optimizer state)
+    that it reads; else to the module of the latest forward node it reads (a backward
+    op reads what its forward op saved: threshold_backward the ReLU's output); else to
+    the module of a backward or optimizer node it reads; else to the module of the node
+    before it. Returns the annotations with those modules filled in."""
+    result = dict(annotations)
+    placeholder_module = {}
+    descriptions = iter(inputs)
+    position = {}
+    for index, node in enumerate(gm.graph.nodes):
+        position[node] = index
+        if node.op == "placeholder":
+            placeholder_module[node] = _module_of_input(next(descriptions)[0])
+    def origin(node):
+        # Autograd detaches what it saved before the backward reads it: look through.
+        while (node.op == "call_function" and result[node][0] != "forward"
+               and node.target is torch.ops.aten.detach.default
+               and len(node.all_input_nodes) == 1):
+            node = node.all_input_nodes[0]
+        return node
+
+    previous = ""
+    for node in gm.graph.nodes:
+        phase, module = result[node]
+        if node.op != "call_function" or phase == "forward" or module:
+            continue
+        sources = [origin(n) for n in node.all_input_nodes]
+        from_parameter = [placeholder_module[n] for n in sources
+                          if placeholder_module.get(n)]
+        forward = sorted((position[n], result[n][1]) for n in sources
+                         if n.op == "call_function" and result[n][0] == "forward"
+                         and result[n][1])
+        later = [result[n][1] for n in sources
+                 if n.op == "call_function" and result[n][0] != "forward" and result[n][1]]
+        if from_parameter:
+            module = from_parameter[0]
+        elif forward:
+            module = forward[-1][1]
+        elif later:
+            module = later[0]
+        else:
+            module = previous
+        result[node] = (phase, module)
+        previous = module or previous
+    return result
+
+
 def _fake_values(gm, arguments):
     """Runs the traced graph on fake tensors: the value (shape, dtype) of every node."""
     values = {}
@@ -201,7 +259,9 @@ def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optim
     step = TrainingStep(model, example_inputs, loss_fn, targets, optimizer, lr, mode)
     gm = trace(step)
     values = _fake_values(gm, step.example_arguments())
-    annotations = {node: _Annotations.parse(node) for node in gm.graph.nodes}
+    annotations = _attribute_modules(
+        gm, {node: _Annotations.parse(node) for node in gm.graph.nodes},
+        step.input_descriptions())
     info = {"mode": mode, "torch": torch.__version__}
     if mode == "train":
         info["optimizer"] = optimizer
