@@ -28,51 +28,47 @@ Status ReadOrder(const JsonValue& array, const Graph& graph, Order& order) {
   return OkStatus();
 }
 
-Status ReadOffsets(const JsonValue& array, const Graph& graph, Plan& plan) {
-  const auto buffers = IndexByFileId<BufferId>(graph.buffers());
-  plan.offsets.assign(static_cast<size_t>(graph.num_buffers()), std::nullopt);
+// Reads `array`'s entries {"<key>": file id, "offset": bytes} into `offsets`, indexed
+// like `items` (the graph's buffers or ops, a `kind`); `describe` names a slot given
+// twice.
+template <typename IdType, typename Items, typename Describe>
+Status ReadOffsetEntries(const JsonValue& array, const std::string& array_name,
+                         const char* key, const char* kind, const Items& items,
+                         Describe describe,
+                         std::vector<std::optional<int64_t>>& offsets) {
+  const auto index = IndexByFileId<IdType>(items);
+  offsets.assign(items.size(), std::nullopt);
   for (size_t i = 0; i < array.size(); ++i) {
-    JsonObject entry(array[i], fmt::format("offsets[{}]", i));
-    const int64_t file_id = entry.Int("buffer");
+    JsonObject entry(array[i], fmt::format("{}[{}]", array_name, i));
+    const int64_t file_id = entry.Int(key);
     const int64_t offset = entry.Int("offset");
     OLLA_RETURN_IF_ERROR(entry.Finish());
-    auto it = buffers.find(file_id);
-    if (it == buffers.end()) {
+    auto it = index.find(file_id);
+    if (it == index.end()) {
       return InvalidInput(
-          fmt::format("{}: the graph has no buffer {}", entry.PathOf("buffer"), file_id));
+          fmt::format("{}: the graph has no {} {}", entry.PathOf(key), kind, file_id));
     }
-    std::optional<int64_t>& slot = plan.offsets[it->second.index()];
+    std::optional<int64_t>& slot = offsets[it->second.index()];
     if (slot) {
-      return InvalidInput(fmt::format("{}: {} is given two offsets",
-                                      entry.PathOf("buffer"),
-                                      graph.Describe(it->second)));
+      return InvalidInput(fmt::format("{}: {} is given two offsets", entry.PathOf(key),
+                                      describe(it->second)));
     }
     slot = offset;
   }
   return OkStatus();
 }
 
+Status ReadOffsets(const JsonValue& array, const Graph& graph, Plan& plan) {
+  return ReadOffsetEntries<BufferId>(
+      array, "offsets", "buffer", "buffer", graph.buffers(),
+      [&](BufferId id) { return graph.Describe(id); }, plan.offsets);
+}
+
 Status ReadWorkspace(const JsonValue& array, const Graph& graph, Plan& plan) {
-  const auto ops = IndexByFileId<OpId>(graph.ops());
-  plan.workspace_offsets.assign(static_cast<size_t>(graph.num_ops()), std::nullopt);
-  for (size_t i = 0; i < array.size(); ++i) {
-    JsonObject entry(array[i], fmt::format("workspace[{}]", i));
-    const int64_t file_id = entry.Int("op");
-    const int64_t offset = entry.Int("offset");
-    OLLA_RETURN_IF_ERROR(entry.Finish());
-    auto it = ops.find(file_id);
-    if (it == ops.end()) {
-      return InvalidInput(
-          fmt::format("{}: the graph has no op {}", entry.PathOf("op"), file_id));
-    }
-    std::optional<int64_t>& slot = plan.workspace_offsets[it->second.index()];
-    if (slot) {
-      return InvalidInput(fmt::format("{}: the workspace of {} is given two offsets",
-                                      entry.PathOf("op"), graph.Describe(it->second)));
-    }
-    slot = offset;
-  }
-  return OkStatus();
+  return ReadOffsetEntries<OpId>(
+      array, "workspace", "op", "op", graph.ops(),
+      [&](OpId id) { return "the workspace of " + graph.Describe(id); },
+      plan.workspace_offsets);
 }
 
 Status ReadProvenance(const JsonValue* value, Provenance& provenance) {
