@@ -53,7 +53,7 @@ TEST(OptimizeTest, EveryZooPlanIsCheckedAndAtItsRoundedPeak) {
   for (const std::string& path : paths) {
     if (path.find(".b1.") == std::string::npos) continue;  // Batch 1: quick.
     const Graph graph = *LoadGraph(path);
-    const StatusOr<OptimizeResult> result = Optimize(graph, {}, Budget::OfWork(100'000));
+    const StatusOr<OptimizeResult> result = Optimize(graph, {}, Budget::OfWork(20'000));
     ASSERT_TRUE(result.ok()) << path << ": " << result.status().message();
     ASSERT_TRUE(result->plan && result->check.valid) << path;
     if (path.find("transformer.train.b1") == std::string::npos) {
