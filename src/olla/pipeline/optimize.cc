@@ -6,6 +6,7 @@
 
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
+#include "olla/core/bytes.h"
 #include "olla/core/version.h"
 #include "olla/pipeline/arena.h"
 #include "olla/placement/place.h"
@@ -122,7 +123,9 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
     return result;
   }
 
-  progress("schedule");
+  progress(fmt::format("schedule: eager peak {}, lower bound {}",
+                       FormatBinaryUnits(result.eager.peak_live_bytes),
+                       FormatBinaryUnits(result.eager.bounds.best())));
   ScheduleOptions schedule = options.schedule;
   schedule.threads = options.threads;
   schedule.progress = options.progress;
@@ -136,7 +139,14 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
                         MakeArenaProblem(graph, order, options.alignment));
   result.rounded_peak_bytes = ComputeLiveBytesBound(arena.problem).bytes;
-  progress(fmt::format("place {} buffers", arena.problem.size()));
+  progress(
+      fmt::format("place {} buffers: order peak {} ({} above the bound), arena at "
+                  "least {}",
+                  arena.problem.size(), FormatBinaryUnits(result.schedule.peak_bytes),
+                  FormatPercent(static_cast<double>(result.schedule.peak_bytes -
+                                                    result.schedule.lower_bound_bytes),
+                                static_cast<double>(result.schedule.lower_bound_bytes)),
+                  FormatBinaryUnits(result.rounded_peak_bytes)));
   PlaceOptions place;
   place.method = options.placement_method;
   place.capacity = options.memory_budget;
@@ -160,7 +170,9 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   const int64_t bound =
       std::max(result.schedule.lower_bound_bytes, result.eager.bounds.best());
   if (joint && plan.arena_bytes > bound) {
-    progress("refine: the joint ILP of order and addresses");
+    progress(
+        fmt::format("refine: the joint ILP of order and addresses from an arena of {}",
+                    FormatBinaryUnits(plan.arena_bytes)));
     StageReport refine;
     refine.name = "refine";
     std::optional<Plan> refined =
