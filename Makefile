@@ -37,7 +37,7 @@ test-cpp: build
 
 test-sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DOLLA_SANITIZE=ON \
-	  -DOLLA_BUILD_BENCH=OFF >/dev/null
+	  -DOLLA_BUILD_BENCH=OFF -DOLLA_BUILD_PYTHON=OFF >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
 

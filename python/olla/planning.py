@@ -1,0 +1,112 @@
+"""olla's planner in process: olla.optimize_graph and olla.simulate.
+
+Both take a graph as a path to a graph file (.json or .json.gz), a graph captured by
+olla.capture, or the graph format's JSON as a dict or a string. Options of
+optimize_graph are the option table of `olla optimize` (olla.options() lists them),
+as keyword arguments: time_limit=2.0, work_limit=100000, memory_budget=2**30,
+alignment=512, schedule_method="joint", ... An unknown option or a bad value raises
+ValueError naming it, as does a bad graph; an internal error of olla raises
+RuntimeError. The solve runs without holding the GIL.
+"""
+
+import json
+import os
+
+from . import _olla
+
+
+class Plan:
+    """A checked plan and its report.
+
+    order: op ids in the order to run them; offsets: {buffer id: byte offset} for every
+    non-persistent buffer; workspace_offsets: {op id: byte offset} for every op with
+    workspace; arena_bytes, alignment: the arena. report: the JSON report of `olla
+    optimize` as a dict (eager_reserved_bytes, peak_live_bytes, arena_bytes,
+    saving_vs_reserved, stages, ...); text() and markdown() the same report as text.
+    """
+
+    def __init__(self, result):
+        self._result = result
+        self.report = json.loads(result["report_json"])
+        plan = json.loads(result["plan_json"])
+        self.order = plan["order"]
+        self.offsets = {entry["buffer"]: entry["offset"] for entry in plan["offsets"]}
+        self.workspace_offsets = {entry["op"]: entry["offset"]
+                                  for entry in plan.get("workspace", [])}
+        self.arena_bytes = plan["arena_bytes"]
+        self.alignment = plan["alignment"]
+        self.provenance = plan["provenance"]
+
+    def to_json(self):
+        """The plan file's text (docs/plan-format.md), as `olla optimize -o` writes it."""
+        return self._result["plan_json"]
+
+    def save(self, path):
+        with open(path, "w") as out:
+            out.write(self.to_json())
+
+    def text(self):
+        return self._result["report_text"]
+
+    def markdown(self):
+        return self._result["report_markdown"]
+
+    def svg(self):
+        """The picture of `olla optimize --svg`: eager PyTorch beside this plan."""
+        return self._result["svg"]
+
+    def __repr__(self):
+        return (f"Plan({len(self.order)} ops, arena {self.arena_bytes} B, "
+                f"{100 * self.report['saving_vs_reserved']:.1f}% below eager reserved)")
+
+
+def _source(graph):
+    """(text or path, whether it is a path)."""
+    if isinstance(graph, (str, os.PathLike)) and not str(graph).lstrip().startswith("{"):
+        return os.fspath(graph), True
+    if isinstance(graph, str):
+        return graph, False
+    if isinstance(graph, dict):
+        return json.dumps(graph), False
+    if hasattr(graph, "to_json"):
+        return json.dumps(graph.to_json()), False
+    raise ValueError(f"graph: expected a path, a captured graph or graph JSON, "
+                     f"got {type(graph).__name__}")
+
+
+def _option_text(name, value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise ValueError(f"{name}: expected a number, a string or a bool, "
+                     f"got {type(value).__name__}")
+
+
+def optimize_graph(graph, **options):
+    """Orders, places and checks `graph`: a Plan (see the module's documentation).
+
+    With memory_budget, raises ValueError when no plan's arena fits it, with the
+    smallest arena found and the proven bound."""
+    source, from_file = _source(graph)
+    texts = {name: _option_text(name, value) for name, value in options.items()}
+    result = _olla.optimize(source, from_file, texts)
+    if not result["fits"]:
+        report = json.loads(result["report_json"])
+        raise ValueError(
+            f"memory_budget: no plan fits in {report['memory_budget']} bytes "
+            f"(lower bound {report['lower_bound_bytes']} bytes"
+            + (f", smallest arena found {report['arena_bytes']} bytes)"
+               if report.get("has_plan") else ")"))
+    return Plan(result)
+
+
+def simulate(graph):
+    """The eager baselines and lower bounds of `olla simulate --json`, as a dict."""
+    source, from_file = _source(graph)
+    return json.loads(_olla.simulate(source, from_file))
+
+
+def options():
+    """The options of optimize_graph: name, flag, help, default and choices of each."""
+    return _olla.option_table()

@@ -1,0 +1,105 @@
+// olla._olla: the library inside Python, in process (python/olla/planning.py wraps it).
+//
+// Graphs arrive as a file path or as graph JSON text; options as a dict of option-table
+// names to text (pipeline/option_table.h), so Python validates exactly as the CLI does.
+// Results go back as the plan's JSON text and the report's JSON text, text, Markdown
+// and SVG. Bad input raises ValueError with olla's one-line message (the option's name
+// first); an internal error raises RuntimeError. Solves release the GIL.
+#include <map>
+#include <string>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "olla/io/graph_json.h"
+#include "olla/io/plan_json.h"
+#include "olla/pipeline/option_table.h"
+#include "olla/report/optimize_report.h"
+#include "olla/report/summaries.h"
+#include "olla/report/svg.h"
+#include "olla/simulation/eager_report.h"
+
+namespace py = pybind11;
+
+namespace olla {
+namespace {
+
+[[noreturn]] void Raise(const Status& status) {
+  if (status.code() == StatusCode::kInternal) throw std::runtime_error(status.message());
+  throw py::value_error(status.message());
+}
+
+template <typename T>
+T ValueOrRaise(StatusOr<T> value) {
+  if (!value.ok()) Raise(value.status());
+  return std::move(value).value();
+}
+
+// `source` is a path (from_file) or graph JSON text.
+Graph ReadGraph(const std::string& source, bool from_file) {
+  return ValueOrRaise(from_file ? LoadGraph(source) : ParseGraph(source));
+}
+
+py::dict PyOptimize(const std::string& source, bool from_file,
+                    const std::map<std::string, std::string>& options) {
+  OptimizeRequest request;
+  for (const auto& [name, text] : options) {
+    if (Status status = SetOptimizeOption(request, name, text); !status.ok())
+      Raise(status.WithContext(name));
+  }
+  Graph graph = [&] {
+    py::gil_scoped_release release;
+    return ReadGraph(source, from_file);
+  }();
+  StatusOr<OptimizeResult> optimized = [&] {
+    py::gil_scoped_release release;
+    return olla::Optimize(graph, request.options, request.MakeBudget());
+  }();
+  OptimizeResult result = ValueOrRaise(std::move(optimized));
+  if (result.plan) result.plan->provenance.options = OptimizeOptionValues(request);
+  nlohmann::ordered_json report = OptimizeReportJson(graph, result);
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : OptimizeOptionValues(request)) values[name] = value;
+  report["options"] = values;
+  py::dict out;
+  out["report_json"] = report.dump();
+  out["report_text"] = OptimizeReportText(graph, result);
+  out["report_markdown"] = OptimizeReportMarkdown(graph, result);
+  out["fits"] = result.fits();
+  if (result.plan) {
+    out["plan_json"] = PlanToJson(graph, *result.plan);
+    out["svg"] = OptimizeSvg(graph, result);
+  }
+  return out;
+}
+
+std::string PySimulate(const std::string& source, bool from_file) {
+  py::gil_scoped_release release;
+  const Graph graph = ReadGraph(source, from_file);
+  return EagerReportJson(graph, SimulateEager(graph)).dump();
+}
+
+py::list PyOptionTable() {
+  py::list table;
+  for (const OptionSpec& spec : OptimizeOptionTable()) {
+    py::dict entry;
+    entry["name"] = spec.name;
+    entry["flag"] = spec.flag;
+    entry["help"] = spec.help;
+    entry["default"] = spec.get(OptimizeRequest());
+    entry["choices"] = spec.choices;
+    table.append(entry);
+  }
+  return table;
+}
+
+}  // namespace
+}  // namespace olla
+
+PYBIND11_MODULE(_olla, module) {
+  module.doc() = "olla's library in process: optimize and simulate graphs";
+  module.def("optimize", &olla::PyOptimize, py::arg("source"), py::arg("from_file"),
+             py::arg("options"));
+  module.def("simulate", &olla::PySimulate, py::arg("source"), py::arg("from_file"));
+  module.def("option_table", &olla::PyOptionTable);
+}

@@ -1,0 +1,85 @@
+"""olla.optimize_graph and olla.simulate: the library in process, with the option table
+of `olla optimize` as keyword arguments and olla's one-line errors as ValueError."""
+
+import json
+import pathlib
+import subprocess
+
+import pytest
+
+import olla
+from olla.capture import capture_training_step
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RESNET18 = ROOT / "models" / "resnet18.train.b1.json.gz"
+FIGURE3 = ROOT / "examples" / "figure3.json"
+
+
+def test_the_plan_is_the_cli_plan(olla_binary, tmp_path):
+    plan = olla.optimize_graph(RESNET18, work_limit=100000)
+    out = tmp_path / "plan.json"
+    subprocess.run([olla_binary, "optimize", str(RESNET18), "--work-limit", "100000", "-o",
+                    str(out)], check=True, capture_output=True)
+    assert plan.to_json() == out.read_text()
+    assert plan.report["optimal_order"] and plan.report["optimal_placement"]
+    assert plan.report["options"]["work_limit"] == "100000"
+    assert len(plan.order) == 291 and plan.alignment == 512
+    assert plan.arena_bytes == plan.report["arena_bytes"]
+    assert plan.text().startswith("graph             resnet18.train.b1")
+    assert plan.svg().startswith("<?xml")
+
+
+def test_the_checker_accepts_a_saved_plan(olla_binary, tmp_path):
+    plan = olla.optimize_graph(FIGURE3, work_limit=1000, alignment=1024)
+    plan.save(tmp_path / "plan.json")
+    check = subprocess.run([olla_binary, "check", "--json", str(FIGURE3),
+                            str(tmp_path / "plan.json")], capture_output=True, text=True)
+    assert json.loads(check.stdout)["valid"]
+    assert plan.alignment == 1024
+
+
+def test_graphs_come_as_paths_dicts_text_or_captures():
+    import torch
+    from torch import nn
+    text = FIGURE3.read_text()
+    for graph in (FIGURE3, str(FIGURE3), text, json.loads(text)):
+        assert olla.optimize_graph(graph, work_limit=1000).arena_bytes == 47185920
+    torch.manual_seed(0)
+    captured = capture_training_step(nn.Linear(8, 4), (torch.randn(2, 8),),
+                                     torch.nn.functional.mse_loss,
+                                     targets=(torch.randn(2, 4),))
+    assert olla.optimize_graph(captured, work_limit=1000).report["ops"] == len(captured.ops)
+    assert olla.simulate(FIGURE3)["eager_peak_live_bytes"] == 62914560
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"frobnicate": 1}, "frobnicate: unknown option"),
+    ({"time_limit": 0}, "time_limit: must be a positive number of seconds"),
+    ({"time_limit": float("inf")}, "time_limit: must be a positive number of seconds"),
+    ({"alignment": 0}, "alignment: must be an integer from 1"),
+    ({"placement_method": "magic"}, "placement_method: must be one of auto, best-fit"),
+    ({"updates_asap": "yes"}, "updates_asap: must be true or false"),
+    ({"work_limit": [1]}, "work_limit: expected a number, a string or a bool"),
+])
+def test_bad_options_raise_value_error_naming_them(options, message):
+    with pytest.raises(ValueError, match="^" + message):
+        olla.optimize_graph(FIGURE3, **options)
+
+
+def test_bad_graphs_and_budgets_raise_value_error():
+    with pytest.raises(ValueError, match="no such file"):
+        olla.optimize_graph(ROOT / "no-such-graph.json")
+    with pytest.raises(ValueError, match="^top level: missing required field 'buffers'"):
+        olla.optimize_graph('{"format": "olla.graph", "version": 1, "ops": [{}]}')
+    with pytest.raises(ValueError, match="^graph: expected a path"):
+        olla.optimize_graph(42)
+    with pytest.raises(ValueError, match="memory_budget: no plan fits in 1 bytes"):
+        olla.optimize_graph(FIGURE3, memory_budget=1)
+    assert olla.optimize_graph(FIGURE3, memory_budget=47185920).arena_bytes == 47185920
+
+
+def test_the_option_table_is_the_clis():
+    names = [option["name"] for option in olla.options()]
+    assert names[:2] == ["time_limit", "work_limit"]
+    assert "joint" in next(o for o in olla.options() if o["name"] == "schedule_method")[
+        "choices"]
