@@ -20,6 +20,7 @@ TEST(CliTest, Version) {
 }
 
 TEST(CliTest, HelpOnEveryCommand) {
+  // wall clock: --help never searches.
   for (const std::string command :
        {"", "optimize ", "simulate ", "check ", "place ", "schedule ", "generate "}) {
     const CliResult result = RunOlla(command + "--help");
@@ -152,11 +153,11 @@ TEST(CliTest, OptimizeBudgetAtTheBoundFitsAndBelowItIsRefuted) {
 
 TEST(CliTest, OptimizeUsageErrors) {
   for (const std::string arguments :
-       {"optimize examples/figure3.json --align 0",
-        "optimize examples/figure3.json --placement-method magic",
-        "optimize examples/figure3.json --schedule-method magic",
-        "optimize examples/figure3.json --memory-budget -5",
-        "optimize examples/figure3.json --time-limit 0"}) {
+       {"optimize examples/figure3.json --align 0 --work-limit 1",
+        "optimize examples/figure3.json --placement-method magic --work-limit 1",
+        "optimize examples/figure3.json --schedule-method magic --work-limit 1",
+        "optimize examples/figure3.json --memory-budget -5 --work-limit 1",
+        "optimize examples/figure3.json --time-limit 0 --work-limit 1"}) {
     const CliResult result = RunOlla(arguments);
     EXPECT_EQ(result.exit_code, 1) << arguments;
     EXPECT_THAT(result.err, StartsWith("olla: ")) << arguments;
@@ -168,15 +169,15 @@ TEST(CliTest, PlaceWritesACheckedCsv) {
   const std::string out = (std::filesystem::temp_directory_path() /
                            ("olla_place_" + std::to_string(::getpid()) + ".csv"))
                               .string();
-  const CliResult result =
-      RunOlla("place examples/placement/staircase.csv --align 8 -o " + out);
+  const CliResult result = RunOlla(
+      "place examples/placement/staircase.csv --work-limit 100000 --align 8 -o " + out);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(ReadText(out),
             "id,lower,upper,size,alignment,offset\n"
             "in,0,2,12,8,88\nconv1,1,3,24,8,64\nconv2,2,4,36,8,0\nconv3,3,5,48,8,40\n"
             "skip,0,2,60,8,0\n");
   // The written file is itself a valid problem with fixed offsets.
-  const CliResult again = RunOlla("place --json " + out);
+  const CliResult again = RunOlla("place --json --work-limit 100000 " + out);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(nlohmann::json::parse(again.out)["arena_bytes"], 100);
   std::filesystem::remove(out);
@@ -184,7 +185,7 @@ TEST(CliTest, PlaceWritesACheckedCsv) {
 
 TEST(CliTest, PlaceCapacityBelowTheBoundIsProvedImpossible) {
   const CliResult result =
-      RunOlla("place examples/placement/staircase.csv --capacity 95");
+      RunOlla("place examples/placement/staircase.csv --work-limit 100000 --capacity 95");
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.err,
             "olla: nothing fits in 95 bytes: 96 bytes are live at time 1 (proof: the "
@@ -194,12 +195,13 @@ TEST(CliTest, PlaceCapacityBelowTheBoundIsProvedImpossible) {
 
 TEST(CliTest, PlaceCapacityTheGreedyMissesTheExactSearchFits) {
   // Best fit by size needs 108 bytes; the exact search (auto) fits the bound, 96.
-  const CliResult greedy =
-      RunOlla("place examples/placement/staircase.csv --capacity 100 --method best-fit");
+  const CliResult greedy = RunOlla(
+      "place examples/placement/staircase.csv --work-limit 100000 --capacity 100 "
+      "--method best-fit");
   EXPECT_EQ(greedy.exit_code, 2);
   EXPECT_THAT(greedy.err, HasSubstr("no placement within 100 bytes found by best-fit"));
-  const CliResult exact =
-      RunOlla("place examples/placement/staircase.csv --capacity 96 --json");
+  const CliResult exact = RunOlla(
+      "place examples/placement/staircase.csv --work-limit 100000 --capacity 96 --json");
   ASSERT_EQ(exact.exit_code, 0) << exact.err;
   const auto json = nlohmann::json::parse(exact.out);
   EXPECT_EQ(json["fits"], true);
@@ -209,9 +211,9 @@ TEST(CliTest, PlaceCapacityTheGreedyMissesTheExactSearchFits) {
 
 TEST(CliTest, PlaceUsageErrors) {
   for (const std::string arguments :
-       {"place", "place examples/placement/staircase.csv --method magic",
-        "place examples/placement/staircase.csv --capacity 5 --minimize",
-        "place examples/placement/staircase.csv --align 0"}) {
+       {"place", "place examples/placement/staircase.csv --method magic --work-limit 1",
+        "place examples/placement/staircase.csv --capacity 5 --minimize --work-limit 1",
+        "place examples/placement/staircase.csv --align 0 --work-limit 1"}) {
     const CliResult result = RunOlla(arguments);
     EXPECT_EQ(result.exit_code, 1) << arguments;
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
@@ -220,7 +222,8 @@ TEST(CliTest, PlaceUsageErrors) {
 
 TEST(CliTest, ScheduleWritesAnOrderThatCheckAccepts) {
   const std::string plan = ::testing::TempDir() + "/figure3.order.json";
-  const CliResult result = RunOlla("schedule examples/figure3.json --json -o " + plan);
+  const CliResult result =
+      RunOlla("schedule examples/figure3.json --work-limit 100000 --json -o " + plan);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto json = nlohmann::json::parse(result.out);
   EXPECT_EQ(json["peak_live_bytes"], 47185920);
@@ -236,8 +239,9 @@ TEST(CliTest, ScheduleWritesAnOrderThatCheckAccepts) {
 TEST(CliTest, EveryScheduleMethodGivesACheckedOrder) {
   const std::string plan = ::testing::TempDir() + "/mlp.order.json";
   for (const std::string method : {"auto", "eager", "greedy", "dp", "local", "ilp"}) {
-    const CliResult result = RunOlla("schedule examples/mlp_sgd.json --json --method " +
-                                     method + " -o " + plan);
+    const CliResult result =
+        RunOlla("schedule examples/mlp_sgd.json --work-limit 100000 --json --method " +
+                method + " -o " + plan);
     ASSERT_EQ(result.exit_code, 0) << method << ": " << result.err;
     const auto json = nlohmann::json::parse(result.out);
     const CliResult check = RunOlla("check examples/mlp_sgd.json " + plan + " --json");
@@ -251,7 +255,8 @@ TEST(CliTest, EveryScheduleMethodGivesACheckedOrder) {
 TEST(CliTest, SchedulePinsAreHonoured) {
   // Pinning v3 before v2 forces Figure 3's eager order and its 60 MiB.
   const CliResult result = RunOlla(
-      "schedule examples/figure3.json --json --pin examples/schedule/figure3.pins.json");
+      "schedule examples/figure3.json --work-limit 100000 --json --pin "
+      "examples/schedule/figure3.pins.json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto json = nlohmann::json::parse(result.out);
   EXPECT_EQ(json["peak_live_bytes"], 62914560);
@@ -260,10 +265,10 @@ TEST(CliTest, SchedulePinsAreHonoured) {
 
 TEST(CliTest, ScheduleUsageErrors) {
   for (const std::string arguments :
-       {"schedule", "schedule examples/figure3.json --method magic",
-        "schedule examples/figure3.json --time-limit 0",
-        "schedule examples/figure3.json --ilp-horizon long",
-        "schedule examples/figure3.json --pin no/such/pins.json"}) {
+       {"schedule", "schedule examples/figure3.json --method magic --work-limit 1",
+        "schedule examples/figure3.json --time-limit 0 --work-limit 1",
+        "schedule examples/figure3.json --ilp-horizon long --work-limit 1",
+        "schedule examples/figure3.json --pin no/such/pins.json --work-limit 1"}) {
     const CliResult result = RunOlla(arguments);
     EXPECT_EQ(result.exit_code, 1) << arguments;
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;

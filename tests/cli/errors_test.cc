@@ -23,9 +23,11 @@ std::vector<ErrorCase> AllCases() {
     cases.push_back({plan, "check examples/figure3.json " + plan});
   }
   for (const std::string& csv : FilesEndingWith("tests/errors/csv", ".csv")) {
+    // wall clock: every case is rejected on loading, before any search.
     cases.push_back({csv, "place " + csv});
   }
   for (const std::string& pins : FilesEndingWith("tests/errors/pins", ".json")) {
+    // wall clock: every case is rejected on loading, before any search.
     cases.push_back({pins, "schedule examples/figure3.json --pin " + pins});
   }
   return cases;

@@ -55,6 +55,7 @@ TEST(BudgetTest, SplittingUnlimitedWorkStaysUnlimited) {
 }
 
 TEST(BudgetTest, AZeroTimeLimitIsOutOfTime) {
+  // wall clock: the budget's own deadline, with nothing to search.
   const Budget budget = Budget::Of(0.0);
   EXPECT_TRUE(budget.has_deadline());
   EXPECT_TRUE(budget.OutOfTime());
@@ -63,7 +64,9 @@ TEST(BudgetTest, AZeroTimeLimitIsOutOfTime) {
 }
 
 TEST(BudgetTest, AHugeTimeLimitIsNoDeadline) {
+  // wall clock: the budget's own deadline, with nothing to search.
   EXPECT_FALSE(Budget::Of(1e300).has_deadline());
+  // wall clock: as above.
   EXPECT_FALSE(Budget::Of(std::numeric_limits<double>::infinity()).has_deadline());
 }
 

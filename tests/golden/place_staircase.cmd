@@ -1,1 +1,1 @@
-place examples/placement/staircase.csv
+place examples/placement/staircase.csv --work-limit 1000000

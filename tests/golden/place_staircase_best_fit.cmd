@@ -1,1 +1,1 @@
-place examples/placement/staircase.csv --method best-fit
+place examples/placement/staircase.csv --method best-fit --work-limit 1000000

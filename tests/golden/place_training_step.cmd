@@ -1,1 +1,1 @@
-place examples/placement/training_step.csv
+place examples/placement/training_step.csv --work-limit 1000000

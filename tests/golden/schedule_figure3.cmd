@@ -1,1 +1,1 @@
-schedule examples/figure3.json
+schedule examples/figure3.json --work-limit 1000000

@@ -1,1 +1,1 @@
-schedule examples/mlp_sgd.json --json
+schedule examples/mlp_sgd.json --json --work-limit 1000000

@@ -1,1 +1,1 @@
-schedule examples/residual_inplace_view.json --method eager
+schedule examples/residual_inplace_view.json --method eager --work-limit 1000000

@@ -59,23 +59,25 @@ def test_graphs_come_as_paths_dicts_text_or_captures():
     ({"alignment": 0}, "alignment: must be an integer from 1"),
     ({"placement_method": "magic"}, "placement_method: must be one of auto, best-fit"),
     ({"updates_asap": "yes"}, "updates_asap: must be true or false"),
-    ({"work_limit": [1]}, "work_limit: expected a number, a string or a bool"),
+    ({"threads": [1]}, "threads: expected a number, a string or a bool"),
 ])
 def test_bad_options_raise_value_error_naming_them(options, message):
     with pytest.raises(ValueError, match="^" + message):
-        olla.optimize_graph(FIGURE3, **options)
+        olla.optimize_graph(FIGURE3, work_limit=1000, **options)
 
 
 def test_bad_graphs_and_budgets_raise_value_error():
     with pytest.raises(ValueError, match="no such file"):
-        olla.optimize_graph(ROOT / "no-such-graph.json")
+        olla.optimize_graph(ROOT / "no-such-graph.json", work_limit=1000)
     with pytest.raises(ValueError, match="^top level: missing required field 'buffers'"):
-        olla.optimize_graph('{"format": "olla.graph", "version": 1, "ops": [{}]}')
+        bad = '{"format": "olla.graph", "version": 1, "ops": [{}]}'
+        olla.optimize_graph(bad, work_limit=1000)
     with pytest.raises(ValueError, match="^graph: expected a path"):
-        olla.optimize_graph(42)
+        olla.optimize_graph(42, work_limit=1000)
     with pytest.raises(ValueError, match="memory_budget: no plan fits in 1 bytes"):
-        olla.optimize_graph(FIGURE3, memory_budget=1)
-    assert olla.optimize_graph(FIGURE3, memory_budget=47185920).arena_bytes == 47185920
+        olla.optimize_graph(FIGURE3, memory_budget=1, work_limit=1000)
+    fits = olla.optimize_graph(FIGURE3, memory_budget=47185920, work_limit=1000)
+    assert fits.arena_bytes == 47185920
 
 
 def test_the_option_table_is_the_clis():

@@ -71,8 +71,8 @@ TEST(LifetimeIlpTest, ATimeLimitInsideCbcPreprocessingCostsOnlyTheSolve) {
     LifetimeIlpOptions options;
     options.threads = 2;
     options.start = EagerOrder(graph);
-    // Deliberately the clock: any outcome passes, as long as this process lives.
-    const LifetimeIlpResult result =
+    // wall clock: on purpose, to stop CBC inside its preprocessing; any outcome passes
+    const LifetimeIlpResult result =  // as long as this process lives.
         SolveLifetimeIlp(graph, options, Budget::Of(0.01 * step));
     if (result.solved) {
       EXPECT_TRUE(CheckValidOrder(graph, result.order).ok());

@@ -24,11 +24,13 @@ struct PlaceCommandOptions {
   int64_t align = 1;
   bool ignore_offsets = false;
   double time_limit_seconds = 30.0;
+  std::optional<int64_t> work_limit;
   bool json = false;
 };
 
 int RunPlace(const PlaceCommandOptions& options) {
-  const Budget budget = Budget::Of(options.time_limit_seconds);
+  const Budget budget = Budget::Of(options.time_limit_seconds,
+                                   options.work_limit.value_or(Budget::kUnlimitedWork));
   const auto started = Budget::Clock::now();
   StatusOr<PlacementProblem> problem =
       LoadPlacementCsv(options.input_path, {.ignore_offsets = options.ignore_offsets});
@@ -122,6 +124,11 @@ void AddPlaceCommand(CLI::App& app, int& exit_code) {
                    "Wall-clock seconds for the search (greedy start included)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  command
+      ->add_option("--work-limit", options->work_limit,
+                   "Deterministic work units (search nodes, moves, ILP nodes): the same "
+                   "limit gives the same result on any machine")
+      ->check(CLI::NonNegativeNumber);
   command->add_flag("--ignore-offsets", options->ignore_offsets,
                     "Treat an offset column as a placement to ignore, not fixed offsets");
   command->add_flag("--json", options->json, "Print one JSON object instead of text");

@@ -30,6 +30,7 @@ struct ScheduleCommandOptions {
   std::string output_path;
   ScheduleOptions schedule;
   double time_limit_seconds = 8.0;
+  std::optional<int64_t> work_limit;
   bool json = false;
 };
 
@@ -49,7 +50,8 @@ Plan OrderPlan(const ScheduleResult& result, const ScheduleCommandOptions& comma
 }
 
 int RunSchedule(ScheduleCommandOptions options) {
-  const Budget budget = Budget::Of(options.time_limit_seconds);
+  const Budget budget = Budget::Of(options.time_limit_seconds,
+                                   options.work_limit.value_or(Budget::kUnlimitedWork));
   const auto started = std::chrono::steady_clock::now();
   StatusOr<Graph> graph = LoadGraph(options.graph_path);
   if (!graph.ok()) return ReportError(graph.status());
@@ -115,6 +117,11 @@ void AddScheduleCommand(CLI::App& app, int& exit_code) {
                    "Wall-clock seconds for the whole schedule")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  command
+      ->add_option("--work-limit", options->work_limit,
+                   "Deterministic work units (search nodes, moves, ILP nodes): the same "
+                   "limit gives the same result on any machine")
+      ->check(CLI::NonNegativeNumber);
   command
       ->add_option("--ilp-horizon", options->ilp_horizon,
                    "Steps of the lifetime ILP: one op per step (exact), or OLLA's paper "
