@@ -47,8 +47,9 @@ TEST(OptionTableTest, BadValuesSayWhatIsExpected) {
             "must be a positive number of seconds, at most 1e+09, got '0'");
   for (const char* text : {"inf", "nan", "1e10", "-1", "", "2s", "1e400"})
     EXPECT_FALSE(SetOptimizeOption(request, "time_limit", text).ok()) << text;
-  EXPECT_EQ(error("alignment", "0"),
-            "must be an integer from 1 to 9223372036854775807, got '0'");
+  EXPECT_EQ(error("alignment", "0"), "must be an integer from 1 to 1073741824, got '0'");
+  EXPECT_FALSE(SetOptimizeOption(request, "alignment", "1073741825").ok());
+  EXPECT_FALSE(SetOptimizeOption(request, "threads", "100000").ok());
   for (const char* text : {"99999999999999999999999", "-5", "1.5", "0x10", " 4"})
     EXPECT_FALSE(SetOptimizeOption(request, "memory_budget", text).ok()) << text;
   EXPECT_EQ(error("placement_method", "magic"),

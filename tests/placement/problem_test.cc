@@ -44,7 +44,7 @@ TEST(PlacementProblemTest, ValidationNamesTheBuffer) {
   EXPECT_THAT(ValidatePlacementProblem({{testing::TestBuffer("a", 0, 1, INT64_MAX),
                                          testing::TestBuffer("b", 0, 1, 1)}})
                   .message(),
-              HasSubstr("sizes overflow"));
+              HasSubstr("sizes exceed 2^62 bytes in all"));
 }
 
 TEST(PlacementProblemTest, AlignUp) {

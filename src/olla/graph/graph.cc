@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "olla/core/bytes.h"
+#include "olla/core/limits.h"
 #include "olla/graph/cycle.h"
 
 namespace olla {
@@ -55,8 +56,8 @@ Status Graph::BuildIndices() {
     return InvalidInput("graph has more than 2^31 ops or buffers");
   }
 
-  // Sizes: non-negative, and the sum of everything fits in 64 bits, so that no live
-  // set, footprint or arena computed later can overflow.
+  // Sizes: non-negative, and their sum at most kMaxTotalBytes, so that no live set,
+  // footprint, rounding or arena computed later can overflow (core/limits.h).
   int64_t total = 0;
   for (int32_t b = 0; b < num_buffers; ++b) {
     const Buffer& buffer = buffers_[static_cast<size_t>(b)];
@@ -65,10 +66,10 @@ Status Graph::BuildIndices() {
           fmt::format("{} has negative size {}", Describe(BufferId(b)), buffer.size));
     }
     auto sum = CheckedAdd(total, buffer.size);
-    if (!sum) {
+    if (!sum || *sum > kMaxTotalBytes) {
       return InvalidInput(fmt::format(
-          "buffer sizes overflow 64 bits: the running total passes 2^63-1 at {}",
-          Describe(BufferId(b))));
+          "buffer sizes exceed 2^62 bytes in all: the running total passes {} at {}",
+          kMaxTotalBytes, Describe(BufferId(b))));
     }
     total = *sum;
     if (buffer.persistent) persistent_bytes_ += buffer.size;
@@ -80,11 +81,11 @@ Status Graph::BuildIndices() {
           fmt::format("{} has negative workspace {}", Describe(OpId(o)), op.workspace));
     }
     auto sum = CheckedAdd(total, op.workspace);
-    if (!sum) {
+    if (!sum || *sum > kMaxTotalBytes) {
       return InvalidInput(fmt::format(
-          "buffer and workspace sizes overflow 64 bits: the running total passes 2^63-1 "
-          "at {}",
-          Describe(OpId(o))));
+          "buffer and workspace sizes exceed 2^62 bytes in all: the running total passes "
+          "{} at {}",
+          kMaxTotalBytes, Describe(OpId(o))));
     }
     total = *sum;
   }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "olla/analysis/lifetimes.h"
+#include "olla/core/bytes.h"
+#include "olla/core/limits.h"
 
 namespace olla {
 namespace {
@@ -18,8 +20,8 @@ std::optional<int64_t> RoundUp(int64_t size, int64_t alignment) {
 
 StatusOr<ArenaProblem> MakeArenaProblem(const Graph& graph, const Order& order,
                                         int64_t alignment) {
-  if (alignment <= 0)
-    return InvalidInput(fmt::format("alignment {} is not positive", alignment));
+  if (alignment <= 0 || alignment > kMaxAlignment)
+    return InvalidInput(fmt::format("alignment {} is not in [1, 2^30]", alignment));
   ArenaProblem arena;
   arena.alignment = alignment;
   const Lifetimes lifetimes = ComputeLifetimes(graph, order);
@@ -59,6 +61,15 @@ StatusOr<ArenaProblem> MakeArenaProblem(const Graph& graph, const Order& order,
     }
     add_row(fmt::format("workspace of op {}", graph.op(op).file_id), s, s + 1, *size,
             BufferId(), op);
+  }
+  int64_t total = 0;
+  for (const PlacementBuffer& row : arena.problem.buffers) {
+    const std::optional<int64_t> sum = CheckedAdd(total, row.size);
+    if (!sum || *sum > kMaxTotalBytes) {
+      return InvalidInput(fmt::format(
+          "sizes rounded up to {} bytes exceed 2^62 bytes in all", alignment));
+    }
+    total = *sum;
   }
   return arena;
 }

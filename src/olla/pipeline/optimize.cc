@@ -7,6 +7,7 @@
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/core/bytes.h"
+#include "olla/core/limits.h"
 #include "olla/core/version.h"
 #include "olla/pipeline/arena.h"
 #include "olla/placement/place.h"
@@ -38,8 +39,10 @@ class StageClock {
 };
 
 Status ValidateOptions(const OptimizeOptions& options) {
-  if (options.alignment <= 0)
-    return InvalidInput(fmt::format("alignment {} is not positive", options.alignment));
+  if (options.alignment <= 0 || options.alignment > kMaxAlignment) {
+    return InvalidInput(
+        fmt::format("alignment {} is not in [1, 2^30]", options.alignment));
+  }
   if (options.memory_budget && *options.memory_budget < 0) {
     return InvalidInput(
         fmt::format("memory budget {} is negative", *options.memory_budget));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "olla/core/limits.h"
 #include "olla/placement/place.h"
 #include "olla/schedule/scheduler.h"
 
@@ -76,6 +77,7 @@ std::vector<OptionSpec> BuildTable() {
                      r.options.alignment = std::stoll(v);
                    },
                    [](const OptimizeRequest& r) { return Text(r.options.alignment); }});
+  table.back().maximum = kMaxAlignment;
   table.push_back(
       {"schedule_method", "--schedule-method", OptionType::kChoice,
        "Scheduling method (docs/schedule.md; joint: auto, then OLLA's joint ILP of order "
@@ -113,6 +115,7 @@ std::vector<OptionSpec> BuildTable() {
          r.options.threads = static_cast<int>(std::stoll(v));
        },
        [](const OptimizeRequest& r) { return Text(int64_t{r.options.threads}); }});
+  table.back().maximum = 256;  // An int, and far beyond any machine's worth.
   return table;
 }
 
@@ -149,9 +152,9 @@ StatusOr<std::string> Parse(const OptionSpec& spec, std::string_view text) {
       const auto [end, error] =
           std::from_chars(text.data(), text.data() + text.size(), value);
       if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
-          value < spec.minimum) {
+          value < spec.minimum || value > spec.maximum) {
         return InvalidInput(fmt::format("must be an integer from {} to {}, got {}",
-                                        spec.minimum, INT64_MAX, Quote(text)));
+                                        spec.minimum, spec.maximum, Quote(text)));
       }
       return Text(value);
     }

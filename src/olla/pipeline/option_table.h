@@ -33,7 +33,7 @@ struct OptimizeRequest {
 
 enum class OptionType {
   kSeconds,  // A positive, finite number, at most kMaxSeconds.
-  kCount,    // An integer in [minimum, 2^63).
+  kCount,    // An integer in [minimum, maximum].
   kChoice,   // One of `choices`.
   kSwitch,   // true or false; the flag (a "--no-..." flag) sets false.
 };
@@ -53,6 +53,7 @@ struct OptionSpec {
   std::function<void(OptimizeRequest&, const std::string&)> set;
   // The current value as text; "" when unset (no default).
   std::function<std::string(const OptimizeRequest&)> get;
+  int64_t maximum = INT64_MAX;  // kCount.
 };
 
 const std::vector<OptionSpec>& OptimizeOptionTable();

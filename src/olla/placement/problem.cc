@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "olla/core/bytes.h"
+#include "olla/core/limits.h"
 
 namespace olla {
 
@@ -20,12 +21,18 @@ Status ValidatePlacementProblem(const PlacementProblem& problem) {
     }
     if (b.size < 0)
       return InvalidInput(fmt::format("buffer {}: negative size {}", b.id, b.size));
-    if (b.alignment <= 0) {
+    if (b.alignment <= 0 || b.alignment > kMaxAlignment) {
       return InvalidInput(
-          fmt::format("buffer {}: alignment {} is not positive", b.id, b.alignment));
+          fmt::format("buffer {}: alignment {} is not in [1, 2^30]", b.id, b.alignment));
+    }
+    if (b.start < -kMaxTime || b.end > kMaxTime) {
+      return InvalidInput(fmt::format(
+          "buffer {}: lifetime [{}, {}) is outside [-2^61, 2^61]", b.id, b.start, b.end));
     }
     const auto sum = CheckedAdd(total, b.size);
-    if (!sum) return InvalidInput(fmt::format("buffer {}: sizes overflow 64 bits", b.id));
+    if (!sum || *sum > kMaxTotalBytes) {
+      return InvalidInput(fmt::format("buffer {}: sizes exceed 2^62 bytes in all", b.id));
+    }
     total = *sum;
     if (b.fixed_offset) {
       if (*b.fixed_offset < 0 || *b.fixed_offset % b.alignment != 0) {
@@ -34,9 +41,9 @@ Status ValidatePlacementProblem(const PlacementProblem& problem) {
                         "aligned to {}",
                         b.id, *b.fixed_offset, b.alignment));
       }
-      if (!CheckedAdd(*b.fixed_offset, b.size)) {
+      if (*b.fixed_offset > kMaxTotalBytes - b.size) {
         return InvalidInput(
-            fmt::format("buffer {}: fixed offset + size overflows", b.id));
+            fmt::format("buffer {}: fixed offset + size exceeds 2^62", b.id));
       }
     }
   }
@@ -46,14 +53,13 @@ Status ValidatePlacementProblem(const PlacementProblem& problem) {
 Status AlignAll(PlacementProblem& problem, int64_t alignment) {
   if (alignment <= 0)
     return InvalidInput(fmt::format("alignment {} is not positive", alignment));
-  constexpr int64_t kMaxAlignment = int64_t{1} << 62;
   for (PlacementBuffer& b : problem.buffers) {
     if (b.alignment <= 0) continue;  // ValidatePlacementProblem names it.
     const int64_t reduced = b.alignment / std::gcd(b.alignment, alignment);
     int64_t lcm = 0;
     if (__builtin_mul_overflow(reduced, alignment, &lcm) || lcm > kMaxAlignment) {
       return InvalidInput(
-          fmt::format("buffer {}: alignment {} combined with {} exceeds 2^62", b.id,
+          fmt::format("buffer {}: alignment {} combined with {} exceeds 2^30", b.id,
                       b.alignment, alignment));
     }
     b.alignment = lcm;

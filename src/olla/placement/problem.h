@@ -36,14 +36,15 @@ struct PlacementProblem {
   int32_t size() const { return static_cast<int32_t>(buffers.size()); }
 };
 
-// Ok when every buffer has start < end, size >= 0, alignment > 0, a fixed offset (if
-// any) that is non-negative and aligned, and sizes and fixed ends fit in 63 bits.
-// Messages name the buffer by its id.
+// Ok when every buffer has start < end within [-2^61, 2^61], size >= 0, an alignment
+// in [1, 2^30], a fixed offset (if any) that is non-negative and aligned, sizes that
+// add up to at most 2^62 and fixed ends at most 2^62 (core/limits.h: every sum a placer
+// forms then fits). Messages name the buffer by its id.
 Status ValidatePlacementProblem(const PlacementProblem& problem);
 
 // Aligns every offset to a multiple of `alignment` as well as of the buffer's own: each
-// buffer's alignment becomes the least common multiple. An lcm above 2^62 (where
-// offsets could no longer be represented) is an error naming the buffer.
+// buffer's alignment becomes the least common multiple. An lcm above 2^30
+// (kMaxAlignment) is an error naming the buffer.
 Status AlignAll(PlacementProblem& problem, int64_t alignment);
 
 struct LiveBytesBound {
