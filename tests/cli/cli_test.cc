@@ -165,6 +165,36 @@ TEST(CliTest, OptimizeUsageErrors) {
   }
 }
 
+// Numbers are parsed whole and in range: nothing is clamped, wrapped or taken at once.
+TEST(CliTest, OutOfRangeNumbersAreUsageErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"place examples/placement/staircase.csv --work-limit 1 --capacity "
+       "99999999999999999999999",
+       "olla: --capacity: must be an integer from 0 to 9223372036854775807, got "
+       "'99999999999999999999999' (see olla --help)\n"},
+      {"place examples/placement/staircase.csv --work-limit 1 --time-limit inf",
+       "olla: --time-limit: must be a positive number of seconds, at most 1e+09, got "
+       "'inf' (see olla --help)\n"},
+      {"schedule examples/figure3.json --work-limit 1 --time-limit nan",
+       "olla: --time-limit: must be a positive number of seconds, at most 1e+09, got "
+       "'nan' (see olla --help)\n"},
+      {"place examples/placement/staircase.csv --work-limit 1 --align 2000000000",
+       "olla: --align: must be an integer from 1 to 1073741824, got '2000000000' (see "
+       "olla --help)\n"},
+      {"generate --seed -1 -o /tmp/olla_never_written.json",
+       "olla: --seed: must be an integer from 0 to 9223372036854775807, got '-1' (see "
+       "olla --help)\n"},
+      {"optimize examples/figure3.json --work-limit 1 --time-limit 1e10",
+       "olla: option --time-limit: must be a positive number of seconds, at most 1e+09, "
+       "got '1e10'\n"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const CliResult result = RunOlla(arguments);
+    EXPECT_EQ(result.exit_code, 1) << arguments;
+    EXPECT_EQ(result.err, message) << arguments;
+  }
+}
+
 TEST(CliTest, PlaceWritesACheckedCsv) {
   const std::string out = (std::filesystem::temp_directory_path() /
                            ("olla_place_" + std::to_string(::getpid()) + ".csv"))

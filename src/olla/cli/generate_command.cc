@@ -4,6 +4,7 @@
 
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
+#include "olla/cli/numbers.h"
 #include "olla/graph/synthetic.h"
 #include "olla/io/graph_json.h"
 
@@ -37,8 +38,9 @@ void AddGenerateCommand(CLI::App& app, int& exit_code) {
       "Write a synthetic training-step graph: a forward chain with skip connections, a "
       "backward pass and in-place SGD updates (3 ops per layer, plus the loss).");
   command->add_option("--ops", options->ops, "Approximate number of ops (at least 4)")
-      ->check(CLI::Range(4, 30000000));
-  command->add_option("--seed", options->seed, "Random seed");
+      ->check(IntegerIn(4, 30000000));
+  command->add_option("--seed", options->seed, "Random seed (0 to 2^63-1)")
+      ->check(IntegerIn(0, INT64_MAX));
   command
       ->add_option("-o,--output", options->output_path,
                    "Output graph file (.json or .json.gz)")

@@ -7,6 +7,8 @@
 
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
+#include "olla/cli/numbers.h"
+#include "olla/core/limits.h"
 #include "olla/io/file.h"
 #include "olla/io/placement_csv.h"
 #include "olla/placement/place.h"
@@ -113,22 +115,22 @@ void AddPlaceCommand(CLI::App& app, int& exit_code) {
   auto* capacity = command->add_option(
       "--capacity", options->place.capacity,
       "Decide whether everything fits in this many bytes (exit 2 if not)");
-  capacity->check(CLI::NonNegativeNumber);
+  capacity->check(IntegerIn(0, INT64_MAX));
   command->add_flag("--minimize", options->minimize, "Minimise the arena (the default)")
       ->excludes(capacity);
   command
       ->add_option("--align", options->align, "Align every offset to a multiple of this")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxAlignment));
   command
       ->add_option("--time-limit", options->time_limit_seconds,
                    "Wall-clock seconds for the search (greedy start included)")
-      ->check(CLI::PositiveNumber)
+      ->check(Seconds())
       ->capture_default_str();
   command
       ->add_option("--work-limit", options->work_limit,
                    "Deterministic work units (search nodes, moves, ILP nodes): the same "
                    "limit gives the same result on any machine")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, INT64_MAX));
   command->add_flag("--ignore-offsets", options->ignore_offsets,
                     "Treat an offset column as a placement to ignore, not fixed offsets");
   command->add_flag("--json", options->json, "Print one JSON object instead of text");

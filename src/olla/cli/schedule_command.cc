@@ -8,6 +8,7 @@
 #include "olla/analysis/topology.h"
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
+#include "olla/cli/numbers.h"
 #include "olla/cli/progress.h"
 #include "olla/core/bytes.h"
 #include "olla/core/version.h"
@@ -115,13 +116,13 @@ void AddScheduleCommand(CLI::App& app, int& exit_code) {
   command
       ->add_option("--time-limit", options->time_limit_seconds,
                    "Wall-clock seconds for the whole schedule")
-      ->check(CLI::PositiveNumber)
+      ->check(Seconds())
       ->capture_default_str();
   command
       ->add_option("--work-limit", options->work_limit,
                    "Deterministic work units (search nodes, moves, ILP nodes): the same "
                    "limit gives the same result on any machine")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, INT64_MAX));
   command
       ->add_option("--ilp-horizon", options->ilp_horizon,
                    "Steps of the lifetime ILP: one op per step (exact), or OLLA's paper "

@@ -1,13 +1,13 @@
 #include "olla/pipeline/option_table.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "olla/core/limits.h"
+#include "olla/core/parse.h"
 #include "olla/placement/place.h"
 #include "olla/schedule/scheduler.h"
 
@@ -119,56 +119,31 @@ std::vector<OptionSpec> BuildTable() {
   return table;
 }
 
-// Quoted for a message, with control characters escaped so one line stays one line.
-std::string Quote(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text.substr(0, 40)) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + (text.size() > 40 ? "...'" : "'");
-}
-
 // The text of a valid value of `spec`, normalised, or an error.
 StatusOr<std::string> Parse(const OptionSpec& spec, std::string_view text) {
   switch (spec.type) {
     case OptionType::kSeconds: {
-      double value = 0;
-      const auto [end, error] =
-          std::from_chars(text.data(), text.data() + text.size(), value);
-      if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
-          !std::isfinite(value) || value <= 0 || value > kMaxSeconds) {
-        return InvalidInput(
-            fmt::format("must be a positive number of seconds, at most {:g}, got {}",
-                        kMaxSeconds, Quote(text)));
-      }
-      return Text(value);
+      OLLA_ASSIGN_OR_RETURN(const double seconds, ParseSeconds(text));
+      return Text(seconds);
     }
     case OptionType::kCount: {
-      int64_t value = 0;
-      const auto [end, error] =
-          std::from_chars(text.data(), text.data() + text.size(), value);
-      if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
-          value < spec.minimum || value > spec.maximum) {
-        return InvalidInput(fmt::format("must be an integer from {} to {}, got {}",
-                                        spec.minimum, spec.maximum, Quote(text)));
-      }
-      return Text(value);
+      OLLA_ASSIGN_OR_RETURN(const int64_t count,
+                            ParseInteger(text, spec.minimum, spec.maximum));
+      return Text(count);
     }
     case OptionType::kChoice: {
       if (std::find(spec.choices.begin(), spec.choices.end(), text) ==
           spec.choices.end()) {
         return InvalidInput(fmt::format("must be one of {}, got {}",
-                                        fmt::join(spec.choices, ", "), Quote(text)));
+                                        fmt::join(spec.choices, ", "),
+                                        QuoteForMessage(text)));
       }
       return std::string(text);
     }
     case OptionType::kSwitch:
       if (text != "true" && text != "false")
-        return InvalidInput(fmt::format("must be true or false, got {}", Quote(text)));
+        return InvalidInput(
+            fmt::format("must be true or false, got {}", QuoteForMessage(text)));
       return std::string(text);
   }
   return Internal("unknown option type");

@@ -32,15 +32,11 @@ struct OptimizeRequest {
 };
 
 enum class OptionType {
-  kSeconds,  // A positive, finite number, at most kMaxSeconds.
+  kSeconds,  // A positive, finite number, at most kMaxSeconds (core/parse.h).
   kCount,    // An integer in [minimum, maximum].
   kChoice,   // One of `choices`.
   kSwitch,   // true or false; the flag (a "--no-..." flag) sets false.
 };
-
-// The longest time limit accepted: about 31 years, far beyond any run, and short enough
-// that a deadline never overflows the clock.
-inline constexpr double kMaxSeconds = 1e9;
 
 struct OptionSpec {
   std::string name;  // "time_limit": the Python keyword and the JSON key.
