@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include "olla/cli/commands.h"
@@ -14,12 +15,29 @@
 
 namespace olla::cli {
 
-int ReportError(const Status& status) {
-  std::string message = status.message();
-  for (char& c : message) {
-    if (c == '\n') c = ' ';  // One line, whatever the message holds.
+namespace {
+
+// One line of plain text, whatever the message holds: names from a graph or a CSV may
+// carry newlines, carriage returns, escape sequences or NUL bytes; they are written as
+// \xNN so they can neither break the line nor drive the terminal.
+std::string OneLine(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
   }
-  std::cerr << "olla: " << message << "\n";
+  return out;
+}
+
+}  // namespace
+
+int ReportError(const Status& status) {
+  std::cerr << "olla: " << OneLine(status.message()) << "\n";
   return ExitCodeFor(status);
 }
 
@@ -55,11 +73,7 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string message = e.what();
-    for (char& c : message) {
-      if (c == '\n') c = ' ';
-    }
-    std::cerr << "olla: " << message << " (see olla --help)\n";
+    std::cerr << "olla: " << OneLine(e.what()) << " (see olla --help)\n";
     return kExitBadInput;
   }
   return exit_code;

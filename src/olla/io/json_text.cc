@@ -2,9 +2,16 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 namespace olla {
 
 StatusOr<JsonValue> ParseJsonText(std::string_view text) {
+  // The parser takes a NUL byte for the end of the text and would accept whatever
+  // follows it: JSON text has none.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return InvalidInput(fmt::format("malformed JSON: a NUL byte at offset {}", nul));
+  }
   try {
     return JsonValue::parse(text);
   } catch (const JsonValue::exception& error) {
