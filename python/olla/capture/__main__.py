@@ -62,11 +62,19 @@ def main(argv=None):
             arguments.batch < entry.min_train_batch):
         _parser().error(f"{arguments.model} in train mode needs --batch "
                         f"{entry.min_train_batch} or more")
+    if arguments.mode == "eval" and arguments.optimizer:
+        _parser().error("--optimizer applies to train mode only (eval captures the "
+                        "forward pass alone)")
     optimizer = arguments.optimizer or (entry.optimizer if entry else "sgd")
 
     started = time.perf_counter()
     try:
-        work = zoo.workload(arguments.model, arguments.batch, arguments.mode)
+        try:
+            work = zoo.workload(arguments.model, arguments.batch, arguments.mode)
+        except (RuntimeError, MemoryError) as error:  # torch: "Storage size ... overflowed"
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise CaptureError(f"cannot make example inputs for --batch {arguments.batch}: "
+                               f"{first}") from error
         graph = capture_training_step(
             work.model, work.inputs, work.loss_fn, work.targets, optimizer=optimizer,
             lr=arguments.lr, mode=arguments.mode,

@@ -33,6 +33,11 @@ def test_list_names_the_zoo_and_torchvision():
     (["resnet18", "-o", "g.txt"], "must end in .json or .json.gz"),
     (["resnet18", "--optimizer", "lamb", "-o", "g.json"], "invalid choice: 'lamb'"),
     (["inception_v3", "--batch", "1", "-o", "g.json"], "needs --batch 2 or more"),
+    (["alexnet", "--mode", "eval", "--optimizer", "adam", "-o", "g.json"],
+     "--optimizer applies to train mode only"),
+    (["alexnet", "--batch", "100000000000000", "-o", "g.json"],
+     "cannot make example inputs for --batch 100000000000000: Storage size calculation "
+     "overflowed"),
 ])
 def test_bad_usage_is_one_line_and_exit_code_1(arguments, message, tmp_path):
     result = capture(*[str(tmp_path / a) if a.startswith("g.") else a for a in arguments])
