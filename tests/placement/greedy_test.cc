@@ -121,4 +121,20 @@ TEST(GreedyTest, PortfolioShrinksOnLargeProblems) {
 }
 
 }  // namespace
+TEST(GreedyTest, OutOfTimeTheRestIsStackedAndStillValid) {
+  const PlacementProblem problem = testing::RandomPlacementProblem(
+      {.buffers = 600, .seed = 3, .horizon = 50, .max_size = 100});
+  // wall clock: a budget already expired, the same on any machine.
+  const Budget expired = Budget::Of(0.0);
+  for (const auto& placer : AllGreedyPlacers()) {
+    const Placement placement = placer->Place(problem, expired);
+    EXPECT_EQ(placement.stopped_by, Budget::Limit::kTime) << placer->name();
+    const PlacementCheck check = CheckPlacement(problem, placement.offsets);
+    EXPECT_TRUE(check.valid) << placer->name() << ": " << check.error;
+    EXPECT_GT(placement.arena_bytes,
+              placer->Place(problem, Budget()).arena_bytes)  // Stacking costs bytes.
+        << placer->name();
+  }
+}
+
 }  // namespace olla

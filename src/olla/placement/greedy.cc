@@ -117,21 +117,36 @@ std::string GreedyPlacer::name() const {
   return std::string(FitName(options_.fit)) + "/" + OrderName(options_.order);
 }
 
-Placement GreedyPlacer::Place(const PlacementProblem& problem, const Budget&) const {
+Placement GreedyPlacer::Place(const PlacementProblem& problem,
+                              const Budget& budget) const {
   // The index holds the placed buffers of non-zero size: the only ones that take bytes.
   IntervalIndex placed_index(problem, /*all_active=*/false);
   const auto n = static_cast<size_t>(problem.size());
   std::vector<int64_t> offsets(n, 0);
+  int64_t top = 0;  // The highest end placed so far.
   for (size_t i = 0; i < n; ++i) {
     if (problem.buffers[i].fixed_offset) {
       offsets[i] = *problem.buffers[i].fixed_offset;
+      top = std::max(top, offsets[i] + problem.buffers[i].size);
       if (problem.buffers[i].size > 0) placed_index.Activate(static_cast<int32_t>(i));
     }
   }
+  Placement placement;
   std::vector<std::pair<int64_t, int64_t>> taken;
+  int64_t placed = 0;
   for (int32_t i : PriorityOrder(problem, options_.order)) {
     const PlacementBuffer& b = problem.buffers[static_cast<size_t>(i)];
     if (b.fixed_offset || b.size == 0) continue;  // Zero-size buffers stay at offset 0.
+    // Out of time, the rest go on top of everything: valid at once, if not compact.
+    if (placement.stopped_by == Budget::Limit::kNone && (++placed & 255) == 0 &&
+        budget.OutOfTime()) {
+      placement.stopped_by = budget.Reached();
+    }
+    if (placement.stopped_by != Budget::Limit::kNone) {
+      offsets[static_cast<size_t>(i)] = AlignUp(top, b.alignment);
+      top = offsets[static_cast<size_t>(i)] + b.size;
+      continue;
+    }
     taken.clear();
     placed_index.ForEachOverlapping(b.start, b.end, [&](int32_t j) {
       const auto uj = static_cast<size_t>(j);
@@ -140,9 +155,9 @@ Placement GreedyPlacer::Place(const PlacementProblem& problem, const Budget&) co
     std::sort(taken.begin(), taken.end());
     offsets[static_cast<size_t>(i)] =
         ChooseOffset(taken, b.size, b.alignment, options_.fit);
+    top = std::max(top, offsets[static_cast<size_t>(i)] + b.size);
     placed_index.Activate(i);
   }
-  Placement placement;
   placement.arena_bytes = ArenaOf(problem, offsets);
   placement.offsets = std::move(offsets);
   placement.lower_bound_bytes = ComputeLiveBytesBound(problem).bytes;

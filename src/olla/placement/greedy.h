@@ -8,6 +8,8 @@
 //   decreasing area (size x lifetime), decreasing number of conflicts. Ties break on
 //   size, then lifetime, then index, so results are deterministic.
 // - Buffers with a fixed offset are placed first, where they are fixed.
+// - Out of time (the budget's clock, read every 256 buffers), the buffers not reached
+//   yet are stacked on top, so a valid placement still comes back at once.
 // Cost: O(n log n + sum over buffers of k log k), k the buffers overlapping each one
 // (IntervalIndex finds them without scanning everything).
 #pragma once

@@ -16,8 +16,8 @@ class Placer {
   virtual std::string name() const = 0;
   // `problem` must be valid (ValidatePlacementProblem). Returns valid offsets: fixed
   // buffers at their offsets, no two overlapping buffers sharing a byte. A search stops
-  // when `budget` runs out, with the best placement found; a greedy placer always
-  // finishes the one pass it makes.
+  // when `budget` runs out of time or work, with the best placement found; a greedy
+  // placer out of time puts the buffers it has not reached on top of the others.
   virtual Placement Place(const PlacementProblem& problem,
                           const Budget& budget) const = 0;
 };
