@@ -1,6 +1,9 @@
 #include "olla/solver/isolated_solver.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -8,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,16 +116,41 @@ std::optional<StatusOr<MilpResult>> Decode(Reader in) {
   return StatusOr<MilpResult>(std::move(result));
 }
 
-std::vector<char> ReadAll(int fd) {
+// Everything the child writes until it closes the pipe, or nullopt when `deadline`
+// passes first.
+std::optional<std::vector<char>> ReadUntil(
+    int fd, std::chrono::steady_clock::time_point deadline) {
   std::vector<char> bytes;
   char chunk[1 << 16];
   while (true) {
+    int wait_ms = -1;  // No deadline: wait as long as it takes.
+    if (deadline != std::chrono::steady_clock::time_point::max()) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      wait_ms = static_cast<int>(std::min<int64_t>(left.count(), 1 << 30));
+    }
+    pollfd ready{fd, POLLIN, 0};
+    const int polled = poll(&ready, 1, wait_ms);
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) return std::nullopt;
     const ssize_t n = read(fd, chunk, sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     bytes.insert(bytes.end(), chunk, chunk + n);
   }
   return bytes;
+}
+
+// When the child must have answered: CBC checks its time limit only between
+// branch-and-bound nodes, and a large model's root LP can run for minutes past it, so
+// the child gets the limit plus 5 % and half a second, then is killed.
+std::chrono::steady_clock::time_point AnswerDeadline(const MilpOptions& options) {
+  const double seconds = options.time_limit_seconds * 1.05 + 0.5;
+  if (!(seconds < 1e8)) return std::chrono::steady_clock::time_point::max();
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(seconds));
 }
 
 // Why a child that gave no complete result stopped.
@@ -174,13 +203,19 @@ class IsolatedSolver : public MilpSolver {
       _exit(out.WriteTo(fds[1]) ? 0 : 1);
     }
     close(fds[1]);
-    std::vector<char> bytes = ReadAll(fds[0]);
+    const std::optional<std::vector<char>> bytes =
+        ReadUntil(fds[0], AnswerDeadline(options));
     close(fds[0]);
+    if (!bytes) kill(child, SIGKILL);  // Past its time: the start stands.
     int wait_status = 0;
     while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
     }
+    if (!bytes) {
+      return Failed(model, options,
+                    inner_->name() + " stopped: no answer within its time limit");
+    }
     const bool clean = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
-    std::optional<StatusOr<MilpResult>> decoded = Decode(Reader(std::move(bytes)));
+    std::optional<StatusOr<MilpResult>> decoded = Decode(Reader(*bytes));
     if (clean && decoded) return std::move(*decoded);
     return Failed(model, options, inner_->name() + " " + DescribeExit(wait_status));
   }

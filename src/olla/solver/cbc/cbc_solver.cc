@@ -17,6 +17,53 @@
 namespace olla {
 namespace {
 
+// CBC's infinity is the largest double.
+double Bound(double value) {
+  if (value >= kInfinity) return std::numeric_limits<double>::max();
+  if (value <= -kInfinity) return -std::numeric_limits<double>::max();
+  return value;
+}
+
+// Loads the whole model in one call, column-major: adding rows one at a time costs
+// CBC a copy of its matrix per row (quadratic: a 291-op lifetime ILP took minutes to
+// load before its solve began, outside any time limit). Two-sided rows stay one row.
+void LoadModel(const MilpModel& model, Cbc_Model* m) {
+  const size_t columns = model.variables().size();
+  const size_t rows = model.constraints().size();
+  std::vector<int> start(columns + 1, 0);
+  for (const MilpConstraint& c : model.constraints()) {
+    for (const MilpTerm& t : c.terms) ++start[static_cast<size_t>(t.variable) + 1];
+  }
+  for (size_t col = 0; col < columns; ++col) start[col + 1] += start[col];
+  std::vector<int> index(static_cast<size_t>(start[columns]));
+  std::vector<double> value(index.size());
+  std::vector<int> next(start.begin(), start.end() - 1);
+  std::vector<double> row_lower(rows), row_upper(rows);
+  for (size_t row = 0; row < rows; ++row) {
+    const MilpConstraint& c = model.constraints()[row];
+    row_lower[row] = Bound(c.lower);
+    row_upper[row] = Bound(c.upper);
+    for (const MilpTerm& t : c.terms) {
+      const auto at = static_cast<size_t>(next[static_cast<size_t>(t.variable)]++);
+      index[at] = static_cast<int>(row);
+      value[at] = t.coefficient;
+    }
+  }
+  std::vector<double> lower(columns), upper(columns), objective(columns);
+  for (size_t col = 0; col < columns; ++col) {
+    const MilpVariable& v = model.variables()[col];
+    lower[col] = Bound(v.lower);
+    upper[col] = Bound(v.upper);
+    objective[col] = v.objective;
+  }
+  Cbc_loadProblem(m, static_cast<int>(columns), static_cast<int>(rows), start.data(),
+                  index.data(), value.data(), lower.data(), upper.data(),
+                  objective.data(), row_lower.data(), row_upper.data());
+  for (size_t col = 0; col < columns; ++col) {
+    if (model.variables()[col].integer) Cbc_setInteger(m, static_cast<int>(col));
+  }
+}
+
 class CbcSolver : public MilpSolver {
  public:
   std::string name() const override { return "cbc"; }
@@ -33,35 +80,7 @@ class CbcSolver : public MilpSolver {
                                                                Cbc_deleteModel);
     Cbc_Model* m = cbc.get();
     Cbc_setLogLevel(m, 0);
-    for (const MilpVariable& v : model.variables()) {
-      Cbc_addCol(m, v.name.c_str(), v.lower, v.upper, v.objective, v.integer ? 1 : 0, 0,
-                 nullptr, nullptr);
-    }
-    std::vector<int> columns;
-    std::vector<double> coefficients;
-    for (const MilpConstraint& c : model.constraints()) {
-      columns.clear();
-      coefficients.clear();
-      for (const MilpTerm& t : c.terms) {
-        columns.push_back(t.variable);
-        coefficients.push_back(t.coefficient);
-      }
-      const int nz = static_cast<int>(columns.size());
-      // CBC rows have one sense; a two-sided range becomes two rows.
-      if (c.lower == c.upper) {
-        Cbc_addRow(m, c.name.c_str(), nz, columns.data(), coefficients.data(), 'E',
-                   c.lower);
-        continue;
-      }
-      if (c.lower > -kInfinity) {
-        Cbc_addRow(m, c.name.c_str(), nz, columns.data(), coefficients.data(), 'G',
-                   c.lower);
-      }
-      if (c.upper < kInfinity) {
-        Cbc_addRow(m, c.name.c_str(), nz, columns.data(), coefficients.data(), 'L',
-                   c.upper);
-      }
-    }
+    LoadModel(model, m);
     Cbc_setObjSense(m, model.maximize() ? -1.0 : 1.0);
     Cbc_setParameter(m, "timeMode", "elapsed");
     Cbc_setMaximumSeconds(m, options.time_limit_seconds);
