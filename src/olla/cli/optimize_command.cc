@@ -1,13 +1,11 @@
 // olla optimize GRAPH -o PLAN.json: the whole job in one command. The flags come from
 // the option table (pipeline/option_table.h) and become an OptimizeRequest; Optimize()
 // decides; this file prints and writes.
-#include <chrono>
 #include <iostream>
 #include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
