@@ -24,6 +24,14 @@ inline double Gap(int64_t value, int64_t bound) {
                           static_cast<double>(bound);
 }
 
+// The share of `reference` that `value` saves: (reference - value) / reference; 0 when
+// the reference is 0. How reports say "x % below eager".
+inline double Saving(int64_t value, int64_t reference) {
+  return reference <= 0 ? 0.0
+                        : (static_cast<double>(reference) - static_cast<double>(value)) /
+                              static_cast<double>(reference);
+}
+
 // "62914560 B (60.0 MiB)"-style text: exact bytes, then binary units to one decimal.
 std::string FormatBytes(int64_t bytes);
 

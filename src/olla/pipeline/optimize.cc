@@ -99,11 +99,9 @@ std::optional<Plan> RefineJointly(const Graph& graph, const Plan& plan,
 }  // namespace
 
 double OptimizeResult::saving_vs_reserved() const {
-  const int64_t reserved = eager.allocator.reserved_peak_bytes;
-  if (!plan || reserved <= 0) return 0.0;
-  const int64_t total = persistent_bytes() + plan->arena_bytes;
-  return (static_cast<double>(reserved) - static_cast<double>(total)) /
-         static_cast<double>(reserved);
+  if (!plan) return 0.0;
+  return Saving(persistent_bytes() + plan->arena_bytes,
+                eager.allocator.reserved_peak_bytes);
 }
 
 StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& options,
@@ -142,14 +140,12 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
                         MakeArenaProblem(graph, order, options.alignment));
   result.rounded_peak_bytes = ComputeLiveBytesBound(arena.problem).bytes;
-  progress(
-      fmt::format("place {} buffers: order peak {} ({} above the bound), arena at "
-                  "least {}",
-                  arena.problem.size(), FormatBinaryUnits(result.schedule.peak_bytes),
-                  FormatPercent(static_cast<double>(result.schedule.peak_bytes -
-                                                    result.schedule.lower_bound_bytes),
-                                static_cast<double>(result.schedule.lower_bound_bytes)),
-                  FormatBinaryUnits(result.rounded_peak_bytes)));
+  progress(fmt::format(
+      "place {} buffers: order peak {} ({} above the bound), arena at "
+      "least {}",
+      arena.problem.size(), FormatBinaryUnits(result.schedule.peak_bytes),
+      FormatPercent(Gap(result.schedule.peak_bytes, result.lower_bound_bytes()), 1.0),
+      FormatBinaryUnits(result.rounded_peak_bytes)));
   PlaceOptions place;
   place.method = options.placement_method;
   place.capacity = options.memory_budget;
@@ -170,8 +166,7 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
                                    result.schedule.method, result.placement.method);
 
   // Only a plan above the bound of every order can improve.
-  const int64_t bound =
-      std::max(result.schedule.lower_bound_bytes, result.eager.bounds.best());
+  const int64_t bound = result.lower_bound_bytes();
   if (joint && plan.arena_bytes > bound) {
     progress(
         fmt::format("refine: the joint ILP of order and addresses from an arena of {}",

@@ -22,6 +22,7 @@
 // placement what is left (all of it when the schedule finishes early).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -98,15 +99,18 @@ struct OptimizeResult {
     return plan && (!memory_budget || plan->arena_bytes <= *memory_budget);
   }
   int64_t persistent_bytes() const { return eager.persistent_bytes; }
+  // Proven: no order peaks lower (the eager report's bounds, or the schedule's when it
+  // proved more).
+  int64_t lower_bound_bytes() const {
+    return std::max(eager.bounds.best(), schedule.lower_bound_bytes);
+  }
   int64_t arena_bytes() const { return plan ? plan->arena_bytes : 0; }
   // The OLLA headline measure: persistent + arena against the caching allocator's
   // reserved bytes of the eager order, as a fraction.
   double saving_vs_reserved() const;
   // The plan's order is proven to have the smallest peak; its arena equals that peak
   // (over rounded sizes); both.
-  bool optimal_order() const {
-    return plan && peak_live_bytes <= schedule.lower_bound_bytes;
-  }
+  bool optimal_order() const { return plan && peak_live_bytes <= lower_bound_bytes(); }
   bool optimal_placement() const {
     return plan && plan->arena_bytes <= rounded_peak_bytes;
   }

@@ -9,13 +9,6 @@
 namespace olla {
 namespace {
 
-// (reference - value) / reference: the share of `reference` that `value` saves.
-double Saving(int64_t value, int64_t reference) {
-  return reference <= 0 ? 0.0
-                        : (static_cast<double>(reference) - static_cast<double>(value)) /
-                              static_cast<double>(reference);
-}
-
 std::string Percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
 
 // One figure of the report, in the same words for text and Markdown.
@@ -45,10 +38,8 @@ std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
                    FormatBytes(reserved), Percent(r.eager.allocator.fragmentation()),
                    FormatBytes(r.eager.peak_live_bytes))});
   rows.push_back({"persistent", FormatBytes(r.persistent_bytes())});
-  rows.push_back(
-      {"lower bound", fmt::format("{} peak live bytes for every order",
-                                  FormatBytes(std::max(r.eager.bounds.best(),
-                                                       r.schedule.lower_bound_bytes)))});
+  rows.push_back({"lower bound", fmt::format("{} peak live bytes for every order",
+                                             FormatBytes(r.lower_bound_bytes()))});
   if (!r.plan) {
     rows.push_back(
         {"memory budget", fmt::format("{} is below the lower bound: no order fits",
@@ -59,7 +50,7 @@ std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
                   fmt::format("{} peak live ({} below eager), {}; {}",
                               FormatBytes(r.peak_live_bytes),
                               Percent(Saving(r.peak_live_bytes, r.eager.peak_live_bytes)),
-                              Verdict(r.schedule.optimal, r.schedule.stopped_by),
+                              Verdict(r.optimal_order(), r.schedule.stopped_by),
                               r.schedule.method)});
   rows.push_back({"  peak at",
                   fmt::format("step {}, {} ({})", r.peak_step, graph.Describe(r.peak_op),
@@ -145,8 +136,7 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResu
   json["eager_fragmentation"] = r.eager.allocator.fragmentation();
   json["eager_peak_live_bytes"] = r.eager.peak_live_bytes;
   json["persistent_bytes"] = r.persistent_bytes();
-  json["lower_bound_bytes"] =
-      std::max(r.eager.bounds.best(), r.schedule.lower_bound_bytes);
+  json["lower_bound_bytes"] = r.lower_bound_bytes();
   json["has_plan"] = r.plan.has_value();
   if (r.plan) {
     json["reordered_reserved_bytes"] = r.reordered.reserved_peak_bytes;

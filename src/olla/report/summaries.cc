@@ -116,22 +116,14 @@ nlohmann::ordered_json PlacementSummaryJson(const PlacementProblem& problem,
   return json;
 }
 
-namespace {
-
-double Below(int64_t peak, int64_t eager) {
-  return eager > 0
-             ? 100.0 * static_cast<double>(eager - peak) / static_cast<double>(eager)
-             : 0.0;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string ScheduleSummaryText(const ScheduleResult& result, double seconds) {
   std::string text = fmt::format(
       "peak {} B ({}), {:.1f}% below eager {} B; lower bound {} B, gap {:.1f}%, {}; {}, "
       "{:.3f} s\n",
       result.peak_bytes, FormatBinaryUnits(result.peak_bytes),
-      Below(result.peak_bytes, result.eager_peak_bytes), result.eager_peak_bytes,
+      100.0 * Saving(result.peak_bytes, result.eager_peak_bytes), result.eager_peak_bytes,
       result.lower_bound_bytes, 100.0 * Gap(result.peak_bytes, result.lower_bound_bytes),
       result.optimal ? "optimal" : "not proven optimal", result.method, seconds);
   if (!result.pieces.empty()) {
@@ -163,7 +155,7 @@ nlohmann::ordered_json ScheduleSummaryJson(const Graph& graph,
   json["lower_bound_bytes"] = result.lower_bound_bytes;
   json["gap"] = Gap(result.peak_bytes, result.lower_bound_bytes);
   json["optimal"] = result.optimal;
-  json["below_eager"] = Below(result.peak_bytes, result.eager_peak_bytes) / 100.0;
+  json["below_eager"] = Saving(result.peak_bytes, result.eager_peak_bytes);
   nlohmann::ordered_json pieces = nlohmann::ordered_json::array();
   for (const PieceReport& piece : result.pieces) {
     pieces.push_back(

@@ -251,8 +251,7 @@ std::string OptimizeSvg(const Graph& graph, const OptimizeResult& result) {
   right.total_label = "persistent + arena " + FormatBinaryUnits(right.total);
   right.peak_step = result.peak_step;
 
-  const int64_t bound = persistent + std::max(result.eager.bounds.best(),
-                                              result.schedule.lower_bound_bytes);
+  const int64_t bound = persistent + result.lower_bound_bytes();
   const int64_t top = std::max({left.total, right.total, int64_t{1}});
   const Canvas canvas(steps, top + top / 20);
   const double width = kLeft + 2 * kPanelWidth + kGap + 20;
