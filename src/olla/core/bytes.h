@@ -15,6 +15,14 @@ inline std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
   return sum;
 }
 
+// `value` (>= 0) rounded up to a multiple of `multiple` (> 0), or nullopt when that does
+// not fit in int64_t.
+inline std::optional<int64_t> CheckedRoundUp(int64_t value, int64_t multiple) {
+  const int64_t remainder = value % multiple;
+  return remainder == 0 ? std::optional<int64_t>(value)
+                        : CheckedAdd(value, multiple - remainder);
+}
+
 // How far a result lies above its proven lower bound, as a fraction of the bound:
 // (value - bound) / bound; 0 when the bound is 0. The one definition of "gap" in olla,
 // for orders (peak vs bound) and placements (arena vs bound) alike.

@@ -7,16 +7,7 @@
 #include "olla/core/limits.h"
 
 namespace olla {
-namespace {
-
-// `size` rounded up to a multiple of `alignment`, or nullopt past 63 bits.
-std::optional<int64_t> RoundUp(int64_t size, int64_t alignment) {
-  const int64_t remainder = size % alignment;
-  if (remainder == 0) return size;
-  return CheckedAdd(size, alignment - remainder);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 StatusOr<ArenaProblem> MakeArenaProblem(const Graph& graph, const Order& order,
                                         int64_t alignment) {
@@ -41,7 +32,7 @@ StatusOr<ArenaProblem> MakeArenaProblem(const Graph& graph, const Order& order,
     const BufferId id(b);
     const Buffer& buffer = graph.buffer(id);
     if (buffer.persistent) continue;
-    const std::optional<int64_t> size = RoundUp(buffer.size, alignment);
+    const std::optional<int64_t> size = CheckedRoundUp(buffer.size, alignment);
     if (!size) {
       return InvalidInput(fmt::format("{}: size {} rounded up to {} overflows 63 bits",
                                       graph.Describe(id), buffer.size, alignment));
@@ -53,7 +44,7 @@ StatusOr<ArenaProblem> MakeArenaProblem(const Graph& graph, const Order& order,
     const OpId op = order.ops[static_cast<size_t>(s)];
     const int64_t workspace = graph.op(op).workspace;
     if (workspace == 0) continue;
-    const std::optional<int64_t> size = RoundUp(workspace, alignment);
+    const std::optional<int64_t> size = CheckedRoundUp(workspace, alignment);
     if (!size) {
       return InvalidInput(
           fmt::format("{}: workspace {} rounded up to {} overflows 63 bits",

@@ -11,23 +11,17 @@
 namespace olla {
 namespace {
 
-std::optional<int64_t> RoundUp(int64_t size, int64_t alignment) {
-  const int64_t remainder = size % alignment;
-  return remainder == 0 ? std::optional<int64_t>(size)
-                        : CheckedAdd(size, alignment - remainder);
-}
-
 // The graph with every buffer and workspace size rounded up to `alignment`.
 std::optional<Graph> Rounded(const Graph& graph, int64_t alignment) {
   std::vector<Buffer> buffers = graph.buffers();
   for (Buffer& b : buffers) {
-    const std::optional<int64_t> size = RoundUp(b.size, alignment);
+    const std::optional<int64_t> size = CheckedRoundUp(b.size, alignment);
     if (!size) return std::nullopt;
     b.size = *size;
   }
   std::vector<Op> ops = graph.ops();
   for (Op& op : ops) {
-    const std::optional<int64_t> size = RoundUp(op.workspace, alignment);
+    const std::optional<int64_t> size = CheckedRoundUp(op.workspace, alignment);
     if (!size) return std::nullopt;
     op.workspace = *size;
   }
