@@ -42,16 +42,6 @@ int64_t BruteForceArena(const Graph& graph, int64_t alignment) {
   return best;
 }
 
-Plan PlanOf(const JointIlpResult& result, int64_t alignment) {
-  Plan plan;
-  plan.order = result.order;
-  plan.offsets = result.offsets;
-  plan.workspace_offsets = result.workspace_offsets;
-  plan.arena_bytes = result.arena_bytes;
-  plan.alignment = alignment;
-  return plan;
-}
-
 TEST(JointIlpTest, IsTheBruteForceOptimumOfOrderAndPlacementTogether) {
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     const Graph graph = WithWorkspace(
@@ -62,11 +52,11 @@ TEST(JointIlpTest, IsTheBruteForceOptimumOfOrderAndPlacementTogether) {
     const JointIlpResult result = SolveJointIlp(graph, options, TestBudget());
     ASSERT_TRUE(result.solved && result.optimal) << "seed " << seed;
     const int64_t optimum = BruteForceArena(graph, alignment);
-    EXPECT_EQ(result.arena_bytes, optimum) << "seed " << seed;
+    EXPECT_EQ(result.plan.arena_bytes, optimum) << "seed " << seed;
     EXPECT_EQ(result.bound_bytes, optimum) << "seed " << seed;
-    const PlanCheck check = CheckPlan(graph, PlanOf(result, alignment));
+    const PlanCheck check = CheckPlan(graph, result.plan);
     ASSERT_TRUE(check.valid) << "seed " << seed << ": " << check.error;
-    EXPECT_LE(check.arena_bytes, result.arena_bytes);
+    EXPECT_LE(check.arena_bytes, result.plan.arena_bytes);
   }
 }
 
@@ -80,16 +70,14 @@ TEST(JointIlpTest, AStartIsKeptOrImproved) {
   const Plan start = MakePlan(graph, order, arena, greedy);
   JointIlpOptions options;
   options.alignment = 4;
-  options.start_order = order;
-  options.start_offsets = start.offsets;
-  options.start_workspace_offsets = start.workspace_offsets;
-  // No nodes at all: the start itself comes back.
+  options.start = start;
+  // With no work left the model is not even solved: the caller keeps its start.
   const JointIlpResult kept = SolveJointIlp(graph, options, Budget::OfWork(0));
-  EXPECT_FALSE(kept.solved);  // Nothing left to solve with.
+  EXPECT_FALSE(kept.solved);
   const JointIlpResult solved = SolveJointIlp(graph, options, TestBudget());
   ASSERT_TRUE(solved.solved);
-  EXPECT_LE(solved.arena_bytes, greedy.arena_bytes);
-  EXPECT_TRUE(CheckPlan(graph, PlanOf(solved, 4)).valid);
+  EXPECT_LE(solved.plan.arena_bytes, greedy.arena_bytes);
+  EXPECT_TRUE(CheckPlan(graph, solved.plan).valid);
 }
 
 TEST(JointIlpTest, LargeModelsAreNotBuilt) {

@@ -23,12 +23,13 @@ class StageClock {
  public:
   explicit StageClock(std::vector<StageReport>& stages) : stages_(stages) {}
 
-  StageReport& Finish(std::string name, std::string method = "") {
+  void Finish(std::string name, std::string method, bool optimal = false,
+              Budget::Limit stopped_by = Budget::Limit::kNone) {
     const Clock::time_point now = Clock::now();
     stages_.push_back({std::move(name), std::move(method),
-                       std::chrono::duration<double>(now - last_).count()});
+                       std::chrono::duration<double>(now - last_).count(), optimal,
+                       stopped_by});
     last_ = now;
-    return stages_.back();
   }
   double total() const { return std::chrono::duration<double>(last_ - first_).count(); }
 
@@ -68,34 +69,6 @@ void DescribeOrder(const Graph& graph, const Order& order, OptimizeResult& resul
   result.peak_op = timeline.peak_op;
 }
 
-// OLLA's joint ILP from `plan`, with what is left of the budget: a plan with a smaller
-// arena, or none.
-std::optional<Plan> RefineJointly(const Graph& graph, const Plan& plan,
-                                  const OptimizeOptions& options, int64_t lower_bound,
-                                  const Budget& budget, OptimizeResult& result,
-                                  StageReport& stage) {
-  JointIlpOptions joint;
-  joint.alignment = options.alignment;
-  joint.threads = options.threads;
-  joint.lower_bound_bytes = lower_bound;
-  joint.start_order = plan.order;
-  joint.start_offsets = plan.offsets;
-  joint.start_workspace_offsets = plan.workspace_offsets;
-  const JointIlpResult solved = SolveJointIlp(graph, joint, budget);
-  stage.method = solved.too_large ? "joint ILP (too large: not built)" : "joint ILP";
-  result.joint_optimal = solved.optimal;
-  stage.optimal = solved.optimal;
-  if (!solved.optimal) stage.stopped_by = budget.Reached();
-  if (!solved.solved || solved.arena_bytes >= plan.arena_bytes) return std::nullopt;
-  Plan refined;
-  refined.order = solved.order;
-  refined.offsets = solved.offsets;
-  refined.workspace_offsets = solved.workspace_offsets;
-  refined.arena_bytes = solved.arena_bytes;
-  refined.alignment = options.alignment;
-  return refined;
-}
-
 }  // namespace
 
 double OptimizeResult::saving_vs_reserved() const {
@@ -132,9 +105,8 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   schedule.progress = options.progress;
   if (schedule.method == kJointMethod) schedule.method = "auto";
   OLLA_ASSIGN_OR_RETURN(result.schedule, Schedule(graph, schedule, budget.Split(0.5)));
-  StageReport& scheduled = clock.Finish("schedule", result.schedule.method);
-  scheduled.optimal = result.schedule.optimal;
-  scheduled.stopped_by = result.schedule.stopped_by;
+  clock.Finish("schedule", result.schedule.method, result.schedule.optimal,
+               result.schedule.stopped_by);
   const Order& order = result.schedule.order;
 
   OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
@@ -158,9 +130,9 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
     return Internal("the arena problem was rejected: " + placement.status().message());
   }
   result.placement = std::move(placement).value();
-  StageReport& placed = clock.Finish("place", result.placement.method);
-  placed.optimal = result.placement.arena_bytes <= result.rounded_peak_bytes;
-  placed.stopped_by = result.placement.stopped_by;
+  clock.Finish("place", result.placement.method,
+               result.placement.arena_bytes <= result.rounded_peak_bytes,
+               result.placement.stopped_by);
   Plan plan = MakePlan(graph, order, arena, result.placement);
   std::string method = fmt::format("optimize: schedule/{}, place/{}",
                                    result.schedule.method, result.placement.method);
@@ -171,21 +143,24 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
     progress(
         fmt::format("refine: the joint ILP of order and addresses from an arena of {}",
                     FormatBinaryUnits(plan.arena_bytes)));
-    StageReport refine;
-    refine.name = "refine";
-    std::optional<Plan> refined =
-        RefineJointly(graph, plan, options, bound, budget, result, refine);
+    JointIlpOptions refine;
+    refine.alignment = options.alignment;
+    refine.threads = options.threads;
+    refine.lower_bound_bytes = bound;
+    refine.start = plan;
+    JointIlpResult solved = SolveJointIlp(graph, refine, budget);
     result.unrefined_arena_bytes = plan.arena_bytes;
-    if (refined) {
-      plan = std::move(*refined);
+    result.joint_optimal = solved.optimal;
+    if (solved.solved && solved.plan.arena_bytes < plan.arena_bytes) {
+      plan = std::move(solved.plan);
       method += ", refined by the joint ILP";
-      OLLA_ASSIGN_OR_RETURN(const ArenaProblem refined_arena,
+      OLLA_ASSIGN_OR_RETURN(const ArenaProblem refined,
                             MakeArenaProblem(graph, plan.order, options.alignment));
-      result.rounded_peak_bytes = ComputeLiveBytesBound(refined_arena.problem).bytes;
+      result.rounded_peak_bytes = ComputeLiveBytesBound(refined.problem).bytes;
     }
-    StageReport& refined_stage = clock.Finish("refine", refine.method);
-    refined_stage.optimal = refine.optimal;
-    refined_stage.stopped_by = refine.stopped_by;
+    clock.Finish(
+        "refine", solved.too_large ? "joint ILP (too large: not built)" : "joint ILP",
+        solved.optimal, solved.optimal ? Budget::Limit::kNone : budget.Reached());
   }
   DescribeOrder(graph, plan.order, result);
 

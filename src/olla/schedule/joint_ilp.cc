@@ -121,20 +121,20 @@ class JointModel {
   }
 
   // The addresses of a solution, in bytes.
-  void Decode(const std::vector<double>& values, JointIlpResult& result) const {
-    result.offsets.assign(static_cast<size_t>(graph_.num_buffers()), std::nullopt);
-    result.workspace_offsets.assign(static_cast<size_t>(graph_.num_ops()), std::nullopt);
+  void Decode(const std::vector<double>& values, Plan& plan) const {
+    plan.offsets.assign(static_cast<size_t>(graph_.num_buffers()), std::nullopt);
+    plan.workspace_offsets.assign(static_cast<size_t>(graph_.num_ops()), std::nullopt);
     for (int32_t b = 0; b < graph_.num_buffers(); ++b) {
       if (!graph_.buffer(BufferId(b)).persistent)
-        result.offsets[static_cast<size_t>(b)] = 0;
+        plan.offsets[static_cast<size_t>(b)] = 0;
     }
     for (const Item& item : items_) {
       const int64_t offset =
           std::llround(values[static_cast<size_t>(item.address)]) * base_.unit();
       if (item.buffer.valid()) {
-        result.offsets[item.buffer.index()] = offset;
+        plan.offsets[item.buffer.index()] = offset;
       } else {
-        result.workspace_offsets[item.op.index()] = offset;
+        plan.workspace_offsets[item.op.index()] = offset;
       }
     }
   }
@@ -151,14 +151,10 @@ class JointModel {
   }
 
   std::optional<int64_t> StartOffset(const Item& item) const {
-    if (item.buffer.valid()) {
-      return item.buffer.index() < options_.start_offsets.size()
-                 ? options_.start_offsets[item.buffer.index()]
-                 : std::nullopt;
-    }
-    return item.op.index() < options_.start_workspace_offsets.size()
-               ? options_.start_workspace_offsets[item.op.index()]
-               : std::nullopt;
+    const Plan& start = *options_.start;
+    if (item.buffer.valid()) return start.offsets[item.buffer.index()];
+    return start.places_workspace() ? start.workspace_offsets[item.op.index()]
+                                    : std::nullopt;
   }
 
   // The terms of "item is live at step t" (created or preserved; running, for a
@@ -256,19 +252,9 @@ JointIlpResult SolveJointIlp(const Graph& input, const JointIlpOptions& options,
   for (const Buffer& b : graph.buffers()) upper += b.persistent ? 0 : b.size;
   for (const Op& op : graph.ops()) upper += op.workspace;
   std::optional<std::vector<int32_t>> start_steps;
-  if (options.start_order) {
-    start_steps = StepsOf(graph, *options.start_order);
-    int64_t top = 0;
-    for (int32_t b = 0; b < graph.num_buffers(); ++b) {
-      const auto& offset = options.start_offsets[static_cast<size_t>(b)];
-      if (offset && base.Tracked(BufferId(b)))
-        top = std::max(top, *offset + graph.buffer(BufferId(b)).size);
-    }
-    for (int32_t v = 0; v < graph.num_ops(); ++v) {
-      const auto& offset = options.start_workspace_offsets[static_cast<size_t>(v)];
-      if (offset) top = std::max(top, *offset + graph.op(OpId(v)).workspace);
-    }
-    upper = std::min(upper, top);
+  if (options.start) {
+    start_steps = StepsOf(graph, options.start->order);
+    upper = std::min(upper, options.start->arena_bytes);
   }
   const int64_t unit = base.unit();
   joint.Build((upper + unit - 1) / unit);
@@ -301,10 +287,11 @@ JointIlpResult SolveJointIlp(const Graph& input, const JointIlpOptions& options,
   if (!solved->has_solution()) return result;
   result.solved = true;
   result.optimal = solved->conclusion == MilpConclusion::kOptimal;
-  result.order = base.Decode(solved->values);
-  joint.Decode(solved->values, result);
-  result.arena_bytes = std::llround(solved->objective) * unit;
-  if (result.optimal) result.bound_bytes = result.arena_bytes;
+  result.plan.order = base.Decode(solved->values);
+  joint.Decode(solved->values, result.plan);
+  result.plan.arena_bytes = std::llround(solved->objective) * unit;
+  result.plan.alignment = options.alignment;
+  if (result.optimal) result.bound_bytes = result.plan.arena_bytes;
   return result;
 }
 

@@ -21,6 +21,7 @@
 #include "olla/core/budget.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
+#include "olla/plan/plan.h"
 #include "olla/solver/milp_solver.h"
 
 namespace olla {
@@ -29,25 +30,19 @@ struct JointIlpOptions {
   int64_t alignment = 1;
   int threads = 1;
   int64_t lower_bound_bytes = 0;  // A proven bound on the arena.
-  // A plan to start from: an order, and an offset for every buffer that has bytes and
-  // is not persistent (by BufferId) and every workspace (by OpId), for the rounded
-  // sizes. Its arena is the model's upper bound (and big-M); without it, the sum of
-  // the sizes.
-  std::optional<Order> start_order;
-  std::vector<std::optional<int64_t>> start_offsets;
-  std::vector<std::optional<int64_t>> start_workspace_offsets;
+  // A plan to start from, placed for the rounded sizes (pipeline/arena.h) with its
+  // workspace: its arena is the model's upper bound (and big-M); without one, the sum
+  // of the sizes.
+  std::optional<Plan> start;
   int64_t max_constraints = 400'000;
   std::function<std::unique_ptr<MilpSolver>()> solver = MakeDefaultMilpSolver;
 };
 
 struct JointIlpResult {
-  bool too_large = false;  // Not built: more than max_constraints rows.
-  bool solved = false;     // A solution came back (at worst the start).
-  bool optimal = false;    // ...proven optimal for the model.
-  Order order;
-  std::vector<std::optional<int64_t>> offsets;            // By BufferId; not persistent.
-  std::vector<std::optional<int64_t>> workspace_offsets;  // By OpId; with workspace.
-  int64_t arena_bytes = 0;
+  bool too_large = false;   // Not built: more than max_constraints rows.
+  bool solved = false;      // A solution came back (at worst the start).
+  bool optimal = false;     // ...proven optimal for the model.
+  Plan plan;                // Order, offsets and workspace offsets, when solved.
   int64_t bound_bytes = 0;  // Proven: no plan has a smaller arena.
   int64_t variables = 0;
   int64_t constraints = 0;
