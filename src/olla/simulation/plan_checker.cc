@@ -83,6 +83,25 @@ int64_t PeakLiveBytes(const Graph& graph, const Order& order,
   return peak;
 }
 
+// One placed slot (a buffer or a workspace): non-negative, aligned, inside the arena.
+// `describe` names it only when something is wrong. Extends `arena` to its end.
+template <typename Describe>
+std::string CheckSlot(int64_t offset, int64_t size, const Plan& plan, Describe describe,
+                      int64_t& arena) {
+  if (offset < 0) return fmt::format("{} has negative offset {}", describe(), offset);
+  if (offset % plan.alignment != 0) {
+    return fmt::format("{} at offset {} is not aligned to {}", describe(), offset,
+                       plan.alignment);
+  }
+  const auto end = CheckedAdd(offset, size);
+  if (!end || *end > plan.arena_bytes) {
+    return fmt::format("{} at offset {} with size {} ends outside the arena of {} bytes",
+                       describe(), offset, size, plan.arena_bytes);
+  }
+  arena = std::max(arena, *end);
+  return "";
+}
+
 std::string CheckOffsets(const Graph& graph, const Plan& plan, int64_t& arena) {
   if (plan.alignment <= 0)
     return fmt::format("alignment {} is not positive", plan.alignment);
@@ -94,52 +113,30 @@ std::string CheckOffsets(const Graph& graph, const Plan& plan, int64_t& arena) {
   arena = 0;
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     const BufferId id(b);
-    const Buffer& buffer = graph.buffer(id);
     const std::optional<int64_t>& offset = plan.offsets[id.index()];
-    if (buffer.persistent) {
+    if (graph.buffer(id).persistent) {
       if (offset) return graph.Describe(id) + " is persistent and must not be placed";
       continue;
     }
     if (!offset) return graph.Describe(id) + " has no offset";
-    if (*offset < 0)
-      return fmt::format("{} has negative offset {}", graph.Describe(id), *offset);
-    if (*offset % plan.alignment != 0) {
-      return fmt::format("{} at offset {} is not aligned to {}", graph.Describe(id),
-                         *offset, plan.alignment);
-    }
-    const auto end = CheckedAdd(*offset, buffer.size);
-    if (!end || *end > plan.arena_bytes) {
-      return fmt::format(
-          "{} at offset {} with size {} ends outside the arena of {} bytes",
-          graph.Describe(id), *offset, buffer.size, plan.arena_bytes);
-    }
-    arena = std::max(arena, *end);
+    std::string error = CheckSlot(
+        *offset, graph.buffer(id).size, plan, [&] { return graph.Describe(id); }, arena);
+    if (!error.empty()) return error;
   }
   if (!plan.places_workspace()) return "";
   if (plan.workspace_offsets.size() != static_cast<size_t>(graph.num_ops()))
     return "plan workspace offsets do not match the graph's ops";
   for (int32_t o = 0; o < graph.num_ops(); ++o) {
     const OpId id(o);
-    const int64_t workspace = graph.op(id).workspace;
     const std::optional<int64_t>& offset = plan.workspace_offsets[id.index()];
-    const std::string what = "the workspace of " + graph.Describe(id);
-    if (workspace == 0) {
+    auto describe = [&] { return "the workspace of " + graph.Describe(id); };
+    if (graph.op(id).workspace == 0) {
       if (offset) return graph.Describe(id) + " has no workspace to place";
       continue;
     }
-    if (!offset) return what + " has no offset";
-    if (*offset < 0) return fmt::format("{} has negative offset {}", what, *offset);
-    if (*offset % plan.alignment != 0) {
-      return fmt::format("{} at offset {} is not aligned to {}", what, *offset,
-                         plan.alignment);
-    }
-    const auto end = CheckedAdd(*offset, workspace);
-    if (!end || *end > plan.arena_bytes) {
-      return fmt::format(
-          "{} at offset {} with size {} ends outside the arena of {} bytes", what,
-          *offset, workspace, plan.arena_bytes);
-    }
-    arena = std::max(arena, *end);
+    if (!offset) return describe() + " has no offset";
+    std::string error = CheckSlot(*offset, graph.op(id).workspace, plan, describe, arena);
+    if (!error.empty()) return error;
   }
   return "";
 }
