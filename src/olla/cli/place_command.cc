@@ -9,6 +9,7 @@
 #include "olla/cli/exit_codes.h"
 #include "olla/cli/numbers.h"
 #include "olla/core/limits.h"
+#include "olla/core/names.h"
 #include "olla/io/file.h"
 #include "olla/io/placement_csv.h"
 #include "olla/placement/place.h"
@@ -109,8 +110,7 @@ void AddPlaceCommand(CLI::App& app, int& exit_code) {
   command->add_option("-o,--output", options->output_path,
                       "Write the buffers with their offsets as CSV");
   command->add_option("--method", options->place.method, "Placement method")
-      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kPlacementMethods),
-                                                     std::end(kPlacementMethods))))
+      ->check(CLI::IsMember(NameList(kPlacementMethods)))
       ->capture_default_str();
   auto* capacity = command->add_option(
       "--capacity", options->place.capacity,

@@ -11,6 +11,7 @@
 #include "olla/cli/numbers.h"
 #include "olla/cli/progress.h"
 #include "olla/core/bytes.h"
+#include "olla/core/names.h"
 #include "olla/core/version.h"
 #include "olla/graph/pinned.h"
 #include "olla/io/graph_json.h"
@@ -108,10 +109,8 @@ void AddScheduleCommand(CLI::App& app, int& exit_code) {
   command->add_option("graph", options->graph_path, "Graph file (.json or .json.gz)")
       ->required();
   command->add_option("-o,--output", options->output_path, "Write the order as a plan");
-  std::vector<std::string> methods(std::begin(kScheduleMethods),
-                                   std::end(kScheduleMethods));
   command->add_option("--method", options->schedule.method, "Scheduling method")
-      ->check(CLI::IsMember(methods))
+      ->check(CLI::IsMember(NameList(kScheduleMethods)))
       ->capture_default_str();
   command
       ->add_option("--time-limit", options->time_limit_seconds,

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "olla/core/limits.h"
+#include "olla/core/names.h"
 #include "olla/core/parse.h"
 #include "olla/placement/place.h"
 #include "olla/schedule/scheduler.h"
@@ -14,13 +15,9 @@
 namespace olla {
 namespace {
 
-std::vector<std::string> Names(const auto& methods) {
-  return std::vector<std::string>(std::begin(methods), std::end(methods));
-}
-
 // kScheduleMethods and the pipeline's own.
 std::vector<std::string> ScheduleMethods() {
-  std::vector<std::string> methods = Names(kScheduleMethods);
+  std::vector<std::string> methods = NameList(kScheduleMethods);
   methods.push_back(kJointMethod);
   return methods;
 }
@@ -87,7 +84,7 @@ std::vector<OptionSpec> BuildTable() {
        [](const OptimizeRequest& r) { return r.options.schedule.method; }});
   table.push_back(
       {"placement_method", "--placement-method", OptionType::kChoice,
-       "Placement method (olla place --help)", 0, Names(kPlacementMethods),
+       "Placement method (olla place --help)", 0, NameList(kPlacementMethods),
        [](OptimizeRequest& r, const std::string& v) { r.options.placement_method = v; },
        [](const OptimizeRequest& r) { return r.options.placement_method; }});
   table.push_back(

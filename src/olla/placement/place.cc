@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "olla/core/names.h"
 #include "olla/placement/best_of.h"
 #include "olla/placement/exact.h"
 #include "olla/placement/greedy.h"
@@ -139,8 +140,7 @@ Status CheckFixedBuffers(const PlacementProblem& problem) {
 }  // namespace
 
 bool IsPlacementMethod(const std::string& method) {
-  return std::find(std::begin(kPlacementMethods), std::end(kPlacementMethods), method) !=
-         std::end(kPlacementMethods);
+  return IsOneOf(method, kPlacementMethods);
 }
 
 StatusOr<Placement> Place(const PlacementProblem& problem, const PlaceOptions& options,

@@ -4,6 +4,7 @@
 
 #include "olla/analysis/lower_bounds.h"
 #include "olla/analysis/topology.h"
+#include "olla/core/names.h"
 #include "olla/graph/pinned.h"
 #include "olla/schedule/heuristics.h"
 #include "olla/schedule/local_search.h"
@@ -85,8 +86,7 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
 }  // namespace
 
 bool IsScheduleMethod(const std::string& method) {
-  return std::find(std::begin(kScheduleMethods), std::end(kScheduleMethods), method) !=
-         std::end(kScheduleMethods);
+  return IsOneOf(method, kScheduleMethods);
 }
 
 StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& options,
