@@ -35,8 +35,8 @@ std::vector<OptionSpec> BuildTable() {
        "their best so far",
        0,
        {},
-       [](OptimizeRequest& r, const std::string& v) {
-         r.time_limit_seconds = std::stod(v);
+       [](OptimizeRequest& r, const OptionValue& v) {
+         r.time_limit_seconds = std::get<double>(v);
        },
        [](const OptimizeRequest& r) { return Text(r.time_limit_seconds); }});
   table.push_back(
@@ -47,7 +47,9 @@ std::vector<OptionSpec> BuildTable() {
        "same limit gives the same plan on any machine",
        0,
        {},
-       [](OptimizeRequest& r, const std::string& v) { r.work_limit = std::stoll(v); },
+       [](OptimizeRequest& r, const OptionValue& v) {
+         r.work_limit = std::get<int64_t>(v);
+       },
        [](const OptimizeRequest& r) {
          return r.work_limit ? Text(*r.work_limit) : std::string();
        }});
@@ -57,8 +59,8 @@ std::vector<OptionSpec> BuildTable() {
                    "Bytes the activation arena must fit in (no plan when none does)",
                    0,
                    {},
-                   [](OptimizeRequest& r, const std::string& v) {
-                     r.options.memory_budget = std::stoll(v);
+                   [](OptimizeRequest& r, const OptionValue& v) {
+                     r.options.memory_budget = std::get<int64_t>(v);
                    },
                    [](const OptimizeRequest& r) {
                      return r.options.memory_budget ? Text(*r.options.memory_budget)
@@ -70,8 +72,8 @@ std::vector<OptionSpec> BuildTable() {
                    "Align every offset and round every size up to this many bytes",
                    1,
                    {},
-                   [](OptimizeRequest& r, const std::string& v) {
-                     r.options.alignment = std::stoll(v);
+                   [](OptimizeRequest& r, const OptionValue& v) {
+                     r.options.alignment = std::get<int64_t>(v);
                    },
                    [](const OptimizeRequest& r) { return Text(r.options.alignment); }});
   table.back().maximum = kMaxAlignment;
@@ -80,13 +82,16 @@ std::vector<OptionSpec> BuildTable() {
        "Scheduling method (docs/schedule.md; joint: auto, then OLLA's joint ILP of order "
        "and addresses from that plan, on graphs small enough)",
        0, ScheduleMethods(),
-       [](OptimizeRequest& r, const std::string& v) { r.options.schedule.method = v; },
+       [](OptimizeRequest& r, const OptionValue& v) {
+         r.options.schedule.method = std::get<std::string>(v);
+       },
        [](const OptimizeRequest& r) { return r.options.schedule.method; }});
-  table.push_back(
-      {"placement_method", "--placement-method", OptionType::kChoice,
-       "Placement method (olla place --help)", 0, NameList(kPlacementMethods),
-       [](OptimizeRequest& r, const std::string& v) { r.options.placement_method = v; },
-       [](const OptimizeRequest& r) { return r.options.placement_method; }});
+  table.push_back({"placement_method", "--placement-method", OptionType::kChoice,
+                   "Placement method (olla place --help)", 0, NameList(kPlacementMethods),
+                   [](OptimizeRequest& r, const OptionValue& v) {
+                     r.options.placement_method = std::get<std::string>(v);
+                   },
+                   [](const OptimizeRequest& r) { return r.options.placement_method; }});
   table.push_back(
       {"updates_asap",
        "--no-updates-asap",
@@ -95,8 +100,8 @@ std::vector<OptionSpec> BuildTable() {
        "at any time)",
        0,
        {},
-       [](OptimizeRequest& r, const std::string& v) {
-         r.options.schedule.rules.updates_asap = v == "true";
+       [](OptimizeRequest& r, const OptionValue& v) {
+         r.options.schedule.rules.updates_asap = std::get<bool>(v);
        },
        [](const OptimizeRequest& r) {
          return std::string(r.options.schedule.rules.updates_asap ? "true" : "false");
@@ -108,25 +113,25 @@ std::vector<OptionSpec> BuildTable() {
        "Searches run at once (results do not depend on it)",
        1,
        {},
-       [](OptimizeRequest& r, const std::string& v) {
-         r.options.threads = static_cast<int>(std::stoll(v));
+       [](OptimizeRequest& r, const OptionValue& v) {
+         r.options.threads = static_cast<int>(std::get<int64_t>(v));
        },
        [](const OptimizeRequest& r) { return Text(int64_t{r.options.threads}); }});
   table.back().maximum = 256;  // An int, and far beyond any machine's worth.
   return table;
 }
 
-// The text of a valid value of `spec`, normalised, or an error.
-StatusOr<std::string> Parse(const OptionSpec& spec, std::string_view text) {
+// The value `text` gives option `spec`, or an error.
+StatusOr<OptionValue> Parse(const OptionSpec& spec, std::string_view text) {
   switch (spec.type) {
     case OptionType::kSeconds: {
       OLLA_ASSIGN_OR_RETURN(const double seconds, ParseSeconds(text));
-      return Text(seconds);
+      return OptionValue(seconds);
     }
     case OptionType::kCount: {
       OLLA_ASSIGN_OR_RETURN(const int64_t count,
                             ParseInteger(text, spec.minimum, spec.maximum));
-      return Text(count);
+      return OptionValue(count);
     }
     case OptionType::kChoice: {
       if (std::find(spec.choices.begin(), spec.choices.end(), text) ==
@@ -135,13 +140,13 @@ StatusOr<std::string> Parse(const OptionSpec& spec, std::string_view text) {
                                         fmt::join(spec.choices, ", "),
                                         QuoteForMessage(text)));
       }
-      return std::string(text);
+      return OptionValue(std::string(text));
     }
     case OptionType::kSwitch:
       if (text != "true" && text != "false")
         return InvalidInput(
             fmt::format("must be true or false, got {}", QuoteForMessage(text)));
-      return std::string(text);
+      return OptionValue(text == "true");
   }
   return Internal("unknown option type");
 }
@@ -164,7 +169,7 @@ Status SetOptimizeOption(OptimizeRequest& request, std::string_view name,
     return InvalidInput(
         fmt::format("unknown option (the options are {})", fmt::join(names, ", ")));
   }
-  OLLA_ASSIGN_OR_RETURN(const std::string value, Parse(*spec, text));
+  OLLA_ASSIGN_OR_RETURN(const OptionValue value, Parse(*spec, text));
   spec->set(request, value);
   return OkStatus();
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "olla/core/budget.h"
@@ -38,6 +39,8 @@ enum class OptionType {
   kSwitch,   // true or false; the flag (a "--no-..." flag) sets false.
 };
 
+using OptionValue = std::variant<double, int64_t, std::string, bool>;
+
 struct OptionSpec {
   std::string name;  // "time_limit": the Python keyword and the JSON key.
   std::string flag;  // "--time-limit".
@@ -45,8 +48,9 @@ struct OptionSpec {
   std::string help;
   int64_t minimum = 0;               // kCount.
   std::vector<std::string> choices;  // kChoice.
-  // Stores a value already parsed and validated (one of double, int64_t, string, bool).
-  std::function<void(OptimizeRequest&, const std::string&)> set;
+  // Stores a value already parsed and validated: a double (kSeconds), an int64_t
+  // (kCount), a string (kChoice) or a bool (kSwitch).
+  std::function<void(OptimizeRequest&, const OptionValue&)> set;
   // The current value as text; "" when unset (no default).
   std::function<std::string(const OptimizeRequest&)> get;
   int64_t maximum = INT64_MAX;  // kCount.
