@@ -80,16 +80,13 @@ int RunOptimize(const OptimizeCommandOptions& command) {
   StatusOr<OptimizeResult> result = [&] {
     Progress progress;  // On stderr when it is a terminal.
     request->options.progress = progress.Callback();
-    return Optimize(*graph, request->options, budget);
+    return Optimize(*graph, *request, budget);
   }();
   if (!result.ok()) {
     const bool from_pins = !command.pins_path.empty() &&
                            result.status().message().find("cycle") != std::string::npos;
     return ReportError(from_pins ? result.status().WithContext(command.pins_path)
                                  : result.status());
-  }
-  if (result->plan) {
-    result->plan->provenance.options = OptimizeOptionValues(*request);
   }
   if (result->fits() && !command.output_path.empty()) {
     if (Status status = SavePlan(*graph, *result->plan, command.output_path);
@@ -111,12 +108,7 @@ int RunOptimize(const OptimizeCommandOptions& command) {
     }
   }
   if (command.json) {
-    nlohmann::ordered_json json = OptimizeReportJson(*graph, *result);
-    nlohmann::ordered_json options = nlohmann::ordered_json::object();
-    for (const auto& [name, value] : OptimizeOptionValues(*request))
-      options[name] = value;
-    json["options"] = options;
-    std::cout << json.dump(2) << "\n";
+    std::cout << OptimizeReportJson(*graph, *result).dump(2) << "\n";
   } else {
     std::cout << OptimizeReportText(*graph, *result);
   }

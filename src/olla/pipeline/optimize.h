@@ -91,6 +91,8 @@ struct OptimizeResult {
   std::optional<Plan> plan;
   PlanCheck check;
   std::optional<int64_t> memory_budget;
+  // The options asked for, by name, when the call came through the option table.
+  std::vector<std::pair<std::string, std::string>> options;
   std::vector<StageReport> stages;
   double seconds = 0;
 

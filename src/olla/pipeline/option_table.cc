@@ -184,4 +184,12 @@ std::vector<std::pair<std::string, std::string>> OptimizeOptionValues(
   return values;
 }
 
+StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeRequest& request,
+                                  const Budget& budget) {
+  OLLA_ASSIGN_OR_RETURN(OptimizeResult result, Optimize(graph, request.options, budget));
+  result.options = OptimizeOptionValues(request);
+  if (result.plan) result.plan->provenance.options = result.options;
+  return result;
+}
+
 }  // namespace olla

@@ -69,4 +69,9 @@ Status SetOptimizeOption(OptimizeRequest& request, std::string_view name,
 std::vector<std::pair<std::string, std::string>> OptimizeOptionValues(
     const OptimizeRequest& request);
 
+// Optimize() as requested: with the request's options and `budget`, the option values
+// recorded in the result (and in the plan's provenance) for the report.
+StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeRequest& request,
+                                  const Budget& budget);
+
 }  // namespace olla

@@ -47,22 +47,18 @@ py::dict PyOptimize(const std::string& source, bool from_file,
     if (Status status = SetOptimizeOption(request, name, text); !status.ok())
       Raise(status.WithContext(name));
   }
+  const Budget budget = request.MakeBudget();  // Loading is inside the limit too.
   Graph graph = [&] {
     py::gil_scoped_release release;
     return ReadGraph(source, from_file);
   }();
   StatusOr<OptimizeResult> optimized = [&] {
     py::gil_scoped_release release;
-    return olla::Optimize(graph, request.options, request.MakeBudget());
+    return olla::Optimize(graph, request, budget);
   }();
-  OptimizeResult result = ValueOrRaise(std::move(optimized));
-  if (result.plan) result.plan->provenance.options = OptimizeOptionValues(request);
-  nlohmann::ordered_json report = OptimizeReportJson(graph, result);
-  nlohmann::ordered_json values = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : OptimizeOptionValues(request)) values[name] = value;
-  report["options"] = values;
+  const OptimizeResult result = ValueOrRaise(std::move(optimized));
   py::dict out;
-  out["report_json"] = report.dump();
+  out["report_json"] = OptimizeReportJson(graph, result).dump();
   out["report_text"] = OptimizeReportText(graph, result);
   out["report_markdown"] = OptimizeReportMarkdown(graph, result);
   out["fits"] = result.fits();

@@ -173,6 +173,9 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResu
                       {"stopped_by", LimitName(stage.stopped_by)}});
   }
   json["stages"] = stages;
+  nlohmann::ordered_json options = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : r.options) options[name] = value;
+  json["options"] = options;
   return json;
 }
 
