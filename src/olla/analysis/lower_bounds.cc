@@ -85,7 +85,8 @@ std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
 LowerBounds ComputeLowerBounds(const Graph& graph) {
   LowerBounds bounds;
   const std::vector<int64_t> footprints = SingleOpFootprints(graph);
-  const std::vector<int64_t> forced = ForcedLiveBytes(graph);
+  bounds.forced_live = ForcedLiveBytes(graph);
+  const std::vector<int64_t>& forced = bounds.forced_live;
   auto best = [](const std::vector<int64_t>& values) {
     return static_cast<int32_t>(std::max_element(values.begin(), values.end()) -
                                 values.begin());

@@ -29,6 +29,9 @@ struct LowerBounds {
   OpId single_op;  // An op attaining it (the lowest id).
   int64_t forced_live_bytes = 0;
   OpId forced_live_op;
+  // ForcedLiveBytes(graph), kept: the schedule's exact search prunes with it, and it is
+  // the costly part of the bounds.
+  std::vector<int64_t> forced_live;
 
   int64_t best() const {
     return single_op_bytes > forced_live_bytes ? single_op_bytes : forced_live_bytes;

@@ -104,6 +104,7 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   schedule.threads = options.threads;
   schedule.progress = options.progress;
   if (schedule.method == kJointMethod) schedule.method = "auto";
+  schedule.forced_live = result.eager.bounds.forced_live;  // Computed once.
   OLLA_ASSIGN_OR_RETURN(result.schedule, Schedule(graph, schedule, budget.Split(0.5)));
   clock.Finish("schedule", result.schedule.method, result.schedule.optimal,
                result.schedule.stopped_by);

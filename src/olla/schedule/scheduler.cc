@@ -24,7 +24,11 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
   result.eager_peak_bytes = PeakOf(model, EagerOrder(graph));
   // The forced-live set contains each op's own footprint, so its largest value is the
   // graph's bound (lower_bounds.h); the exact search prunes with the values per op.
-  const std::vector<int64_t> forced_live = ForcedLiveBytes(graph);
+  OLLA_CHECK(options.forced_live.empty() ||
+                 options.forced_live.size() == static_cast<size_t>(graph.num_ops()),
+             "forced_live must hold one value per op");
+  const std::vector<int64_t> forced_live =
+      options.forced_live.empty() ? ForcedLiveBytes(graph) : options.forced_live;
   result.lower_bound_bytes = *std::max_element(forced_live.begin(), forced_live.end());
 
   ScoredOrder chosen = method == "eager" ? EagerSchedule(model, options.rules)
@@ -96,7 +100,9 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
   if (options.pins.empty()) return ScheduleGraph(graph, options, budget);
   // Pins become precedence edges of a renumbered graph; the order maps back by op.
   OLLA_ASSIGN_OR_RETURN(const PinnedGraph pinned, PinChains(graph, options.pins));
-  ScheduleResult result = ScheduleGraph(pinned.graph, options, budget);
+  ScheduleOptions pinned_options = options;
+  pinned_options.forced_live.clear();  // The pinned graph's differ.
+  ScheduleResult result = ScheduleGraph(pinned.graph, pinned_options, budget);
   // The pins are edges of the pinned graph: an order valid for it honours them.
   OLLA_CHECK(CheckValidOrder(pinned.graph, result.order).ok(),
              "schedule/" + result.method + " broke a pinned order");

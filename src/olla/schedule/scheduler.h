@@ -37,6 +37,10 @@ struct ScheduleOptions {
   ScheduleRules rules;
   IlpHorizon ilp_horizon = IlpHorizon::kOneOpPerStep;  // For method "ilp".
   std::vector<std::vector<OpId>> pins;  // Chains of ops of the input graph.
+  // ForcedLiveBytes(graph) when the caller has computed it already (the pipeline's
+  // baselines have); empty: Schedule computes it. Ignored with pins, which change the
+  // graph.
+  std::vector<int64_t> forced_live;
   int threads = 2;
   // Called now and then with a one-line status during long solves (may be empty).
   std::function<void(const std::string&)> progress;
