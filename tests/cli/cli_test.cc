@@ -151,6 +151,15 @@ TEST(CliTest, OptimizeBudgetAtTheBoundFitsAndBelowItIsRefuted) {
   EXPECT_FALSE(std::filesystem::exists(plan));  // No plan is written when none fits.
 }
 
+TEST(CliTest, OptimizeNamesThePinsFileWhenPinsContradictTheGraph) {
+  const CliResult result = RunOlla(
+      "optimize examples/figure3.json --work-limit 100 --pin "
+      "tests/errors/pins/contradicts_dependencies.json");
+  // The same line as `olla schedule` gives (tests/errors/pins).
+  EXPECT_EQ(std::to_string(result.exit_code) + "\n" + result.err,
+            ReadText(SourcePath("tests/errors/pins/contradicts_dependencies.expected")));
+}
+
 TEST(CliTest, OptimizeUsageErrors) {
   for (const std::string arguments :
        {"optimize examples/figure3.json --align 0 --work-limit 1",

@@ -76,18 +76,14 @@ int RunOptimize(const OptimizeCommandOptions& command) {
     StatusOr<std::vector<std::vector<OpId>>> chains = LoadPins(command.pins_path, *graph);
     if (!chains.ok()) return ReportError(chains.status());
     request->options.schedule.pins = std::move(chains).value();
+    request->options.schedule.pins_source = command.pins_path;
   }
   StatusOr<OptimizeResult> result = [&] {
     Progress progress;  // On stderr when it is a terminal.
     request->options.progress = progress.Callback();
     return Optimize(*graph, *request, budget);
   }();
-  if (!result.ok()) {
-    const bool from_pins = !command.pins_path.empty() &&
-                           result.status().message().find("cycle") != std::string::npos;
-    return ReportError(from_pins ? result.status().WithContext(command.pins_path)
-                                 : result.status());
-  }
+  if (!result.ok()) return ReportError(result.status());
   if (result->fits() && !command.output_path.empty()) {
     if (Status status = SavePlan(*graph, *result->plan, command.output_path);
         !status.ok()) {

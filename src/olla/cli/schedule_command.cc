@@ -63,17 +63,14 @@ int RunSchedule(ScheduleCommandOptions options) {
     StatusOr<std::vector<std::vector<OpId>>> chains = LoadPins(options.pins_path, *graph);
     if (!chains.ok()) return ReportError(chains.status());
     options.schedule.pins = std::move(chains).value();
+    options.schedule.pins_source = options.pins_path;
   }
   StatusOr<ScheduleResult> result = [&] {
     Progress progress;  // On stderr when it is a terminal.
     options.schedule.progress = progress.Callback();
     return Schedule(*graph, options.schedule, budget);
   }();
-  if (!result.ok()) {
-    const std::string& context = options.schedule.pins.empty() ? "" : options.pins_path;
-    return ReportError(context.empty() ? result.status()
-                                       : result.status().WithContext(context));
-  }
+  if (!result.ok()) return ReportError(result.status());
 
   const Plan plan = OrderPlan(*result, options);
   const PlanCheck check = CheckPlan(*graph, plan);

@@ -99,7 +99,13 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
     return InvalidInput("unknown schedule method '" + options.method + "'");
   if (options.pins.empty()) return ScheduleGraph(graph, options, budget);
   // Pins become precedence edges of a renumbered graph; the order maps back by op.
-  OLLA_ASSIGN_OR_RETURN(const PinnedGraph pinned, PinChains(graph, options.pins));
+  StatusOr<PinnedGraph> pinning = PinChains(graph, options.pins);
+  if (!pinning.ok()) {
+    return options.pins_source.empty()
+               ? pinning.status()
+               : pinning.status().WithContext(options.pins_source);
+  }
+  const PinnedGraph& pinned = *pinning;
   ScheduleOptions pinned_options = options;
   pinned_options.forced_live.clear();  // The pinned graph's differ.
   ScheduleResult result = ScheduleGraph(pinned.graph, pinned_options, budget);

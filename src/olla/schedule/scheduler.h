@@ -37,6 +37,7 @@ struct ScheduleOptions {
   ScheduleRules rules;
   IlpHorizon ilp_horizon = IlpHorizon::kOneOpPerStep;  // For method "ilp".
   std::vector<std::vector<OpId>> pins;  // Chains of ops of the input graph.
+  std::string pins_source;  // Where the pins came from (a file), for their errors.
   // ForcedLiveBytes(graph) when the caller has computed it already (the pipeline's
   // baselines have); empty: Schedule computes it. Ignored with pins, which change the
   // graph.
