@@ -88,9 +88,9 @@ const char* ColourOf(const Graph& graph, BufferId id) {
 // The blocks of `order`, with `address_of(buffer)` (-1: not drawn) and the workspace
 // address of each step; persistent buffers span the whole step.
 template <typename AddressOf, typename WorkspaceOf>
-std::vector<Block> Blocks(const Graph& graph, const Order& order, AddressOf address_of,
+std::vector<Block> Blocks(const Graph& graph, const Order& order,
+                          const Lifetimes& lifetimes, AddressOf address_of,
                           WorkspaceOf workspace_of) {
-  const Lifetimes lifetimes = ComputeLifetimes(graph, order);
   std::vector<Block> blocks;
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     const BufferId id(b);
@@ -112,8 +112,9 @@ std::vector<Block> Blocks(const Graph& graph, const Order& order, AddressOf addr
   return blocks;
 }
 
-std::vector<int64_t> LiveWithPersistent(const Graph& graph, const Order& order) {
-  MemoryTimeline timeline = ComputeTimeline(graph, order, ComputeLifetimes(graph, order));
+std::vector<int64_t> LiveWithPersistent(const Graph& graph, const Order& order,
+                                        const Lifetimes& lifetimes) {
+  MemoryTimeline timeline = ComputeTimeline(graph, order, lifetimes);
   for (int64_t& bytes : timeline.live_bytes) bytes += graph.persistent_bytes();
   return timeline.live_bytes;
 }
@@ -215,10 +216,12 @@ std::string OptimizeSvg(const Graph& graph, const OptimizeResult& result) {
   Panel left;
   left.title = "eager PyTorch (caching allocator model)";
   const AllocatorReplay& replay = result.eager.allocator;
+  const Lifetimes eager_lifetimes = ComputeLifetimes(graph, eager);
   left.blocks = Blocks(
-      graph, eager, [&](BufferId id) { return replay.addresses[id.index()]; },
+      graph, eager, eager_lifetimes,
+      [&](BufferId id) { return replay.addresses[id.index()]; },
       [&](int32_t s) { return replay.workspace_addresses[static_cast<size_t>(s)]; });
-  left.live = LiveWithPersistent(graph, eager);
+  left.live = LiveWithPersistent(graph, eager, eager_lifetimes);
   left.total = replay.reserved_peak_bytes;
   left.total_label = "reserved " + FormatBinaryUnits(left.total);
   left.peak_step = result.eager.peak_step;
@@ -234,8 +237,9 @@ std::string OptimizeSvg(const Graph& graph, const OptimizeResult& result) {
   }
   Panel right;
   right.title = "olla's plan (order and offsets)";
+  const Lifetimes plan_lifetimes = ComputeLifetimes(graph, plan.order);
   right.blocks = Blocks(
-      graph, plan.order,
+      graph, plan.order, plan_lifetimes,
       [&](BufferId id) {
         const std::optional<int64_t>& offset = plan.offsets[id.index()];
         return offset ? persistent + *offset : persistent_at[id.index()];
@@ -246,7 +250,7 @@ std::string OptimizeSvg(const Graph& graph, const OptimizeResult& result) {
             plan.workspace_offsets[plan.order.ops[static_cast<size_t>(s)].index()];
         return offset ? persistent + *offset : -1;
       });
-  right.live = LiveWithPersistent(graph, plan.order);
+  right.live = LiveWithPersistent(graph, plan.order, plan_lifetimes);
   right.total = persistent + plan.arena_bytes;
   right.total_label = "persistent + arena " + FormatBinaryUnits(right.total);
   right.peak_step = result.peak_step;
