@@ -16,6 +16,8 @@ packages=(
   # Python layer and its tests (run with /usr/bin/python3).
   python3 python3-dev python3-pytest python3-pyflakes
   python3-torch python3-torchvision python3-torchtext libopenblas0-pthread
+  # The planned CPU arena: a C++ extension against libtorch 1.13 (python/olla/torch).
+  libtorch-dev
 )
 if [ "${1:-}" = "--picture" ]; then
   packages+=(chromium fonts-dejavu-core)

@@ -62,6 +62,8 @@ class Graph:
     node_buffers: Optional[Dict[str, Any]] = None
     op_of_node: Optional[Dict[str, int]] = None
     step: Any = None  # the TrainingStep that was traced (for replays and checks)
+    # Where the optimizer's scalars sit in `fx` (capture/step.py apply_scalars).
+    scalar_slots: Any = None
 
     def to_json(self):
         return {

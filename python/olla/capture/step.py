@@ -9,7 +9,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 
 from . import meta_kernels
-from .optimizers import Optimizer
+from .optimizers import Optimizer, find_slots
 from .storage import CaptureError, build_graph
 
 MODES = ("train", "eval")
@@ -87,17 +87,47 @@ def _model_mode(model, training):
         model.train(previous)
 
 
+def _named_tensors(model, trainable):
+    """The model's tensors with every name they go by (a tied weight has several):
+    (trainable parameters, other module state), each a list of (names, tensor), in the
+    order named_parameters() and named_buffers() first meet them."""
+    seen = {}  # id(tensor) -> [names, tensor, is parameter]
+    order = []
+    for prefix, module in model.named_modules(remove_duplicate=False):
+        for attribute, tensors in (("parameter", module._parameters),
+                                   ("buffer", module._buffers)):
+            for name, tensor in tensors.items():
+                if tensor is None:
+                    continue
+                full = f"{prefix}.{name}" if prefix else name
+                entry = seen.get(id(tensor))
+                if entry is None:
+                    entry = seen[id(tensor)] = [[], tensor, attribute == "parameter"]
+                    order.append(entry)
+                if full not in entry[0]:
+                    entry[0].append(full)
+    learned = [(names, t) for names, t, is_parameter in order
+               if is_parameter and t.requires_grad and trainable]
+    others = [(names, t) for names, t, is_parameter in order
+              if not (is_parameter and t.requires_grad and trainable)]
+    return learned, others
+
+
 class TrainingStep:
     """The function make_fx traces, and the real tensors it takes.
 
     Call it as step(*step.example_arguments()): lists of trainable parameters, other
-    module state (buffers and frozen parameters), optimizer state, model inputs and
-    loss targets. Train mode returns the loss (after updating everything in place);
-    eval mode returns the model's output.
+    module state (buffers and frozen parameters), optimizer state, positional model
+    inputs, keyword model inputs (a dict) and loss targets. Train mode returns the loss
+    (after updating everything in place); eval mode returns the model's output.
+
+    A tensor the model reaches by several names (a tied weight) is one argument. The
+    optimizer is a name or the user's torch.optim object (optimizers.py); its scalars
+    are `self.scalars`, sentinels while tracing and real values after.
     """
 
     def __init__(self, model, example_inputs, loss_fn=None, targets=(), optimizer="sgd",
-                 lr=0.01, mode="train"):
+                 lr=0.01, mode="train", example_kwargs=None):
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (expected train or eval)")
         if mode == "train" and loss_fn is None:
@@ -105,54 +135,62 @@ class TrainingStep:
         self.model = model
         self.mode = mode
         self.loss_fn = loss_fn
-        self.optimizer = Optimizer(optimizer, lr)
         self.inputs = list(example_inputs)
+        self.kwargs = dict(example_kwargs or {})
         self.targets = list(targets) if mode == "train" else []
-        trainable = mode == "train"
-        self.parameter_names = [n for n, p in model.named_parameters()
-                                if p.requires_grad and trainable]
-        self.state_names = ([n for n, p in model.named_parameters()
-                             if not (p.requires_grad and trainable)] +
-                            [n for n, _ in model.named_buffers()])
-        named = dict(model.named_parameters())
-        named.update(model.named_buffers())
-        self.parameters = [named[n] for n in self.parameter_names]
-        self.module_state = [named[n] for n in self.state_names]
+        learned, others = _named_tensors(model, mode == "train")
+        self.parameter_aliases = [names for names, _ in learned]
+        self.state_aliases = [names for names, _ in others]
+        self.parameter_names = [names[0] for names in self.parameter_aliases]
+        self.state_names = [names[0] for names in self.state_aliases]
+        self.buffer_names = {n for n, _ in model.named_buffers()}
+        self.parameters = [t for _, t in learned]
+        self.module_state = [t for _, t in others]
+        self.optimizer = Optimizer(optimizer, self.parameters, lr)
         self.optimizer_state = self.optimizer.initial_state(self.parameters)
+        self.scalars = self.optimizer.scalar_values()
         self.annotations = _Annotations(model)
 
     def example_arguments(self):
         return (self.parameters, self.module_state, self.optimizer_state, self.inputs,
-                self.targets)
+                self.kwargs, self.targets)
 
     def input_descriptions(self):
         """(name, kind) per tensor argument, in make_fx's flattening order."""
-        named_buffers = {n for n, _ in self.model.named_buffers()}
         described = [(n, "parameter") for n in self.parameter_names]
-        described += [(n, "buffer" if n in named_buffers else "parameter")
+        described += [(n, "buffer" if n in self.buffer_names else "parameter")
                       for n in self.state_names]
-        for state_name in self.optimizer.state_names():
-            described += [(f"{self.optimizer.name}.{state_name}:{n}", "optimizer_state")
-                          for n in self.parameter_names]
+        for name, tensors in zip(self.optimizer.state_names(), self.optimizer_state):
+            described += [(f"{self.optimizer.name}.{name}:{n}", "optimizer_state")
+                          for n, t in zip(self.parameter_names, tensors) if t is not None]
         described += [(f"input:{i}", "input") for i in range(len(self.inputs))]
+        # make_fx flattens a dict in its key order.
+        described += [(f"input:{k}", "input") for k in self.kwargs]
         described += [(f"target:{i}", "input") for i in range(len(self.targets))]
         return described
 
-    def __call__(self, parameters, module_state, optimizer_state, inputs, targets):
-        state = dict(zip(self.parameter_names, parameters))
-        state.update(zip(self.state_names, module_state))
+    def _state_dict(self, parameters, module_state):
+        state = {}
+        for names, tensor in zip(self.parameter_aliases + self.state_aliases,
+                                 list(parameters) + list(module_state)):
+            for name in names:
+                state[name] = tensor
+        return state
+
+    def __call__(self, parameters, module_state, optimizer_state, inputs, kwargs, targets):
+        state = self._state_dict(parameters, module_state)
         annotate = self.annotations
         if self.mode == "eval":
             with _model_mode(self.model, False), annotate.phase_of("forward"), \
                     torch.no_grad():
-                return stateless.functional_call(self.model, state, tuple(inputs))
+                return stateless.functional_call(self.model, state, tuple(inputs), kwargs)
         with _model_mode(self.model, True), annotate.phase_of("forward"):
-            output = stateless.functional_call(self.model, state, tuple(inputs))
+            output = stateless.functional_call(self.model, state, tuple(inputs), kwargs)
             loss = self.loss_fn(output, *targets)
         with annotate.phase_of("backward"):
             gradients = torch.autograd.grad(loss, parameters)
         with annotate.phase_of("optimizer"), torch.no_grad():
-            self.optimizer.update(parameters, gradients, optimizer_state)
+            self.optimizer.update(parameters, gradients, optimizer_state, self.scalars)
         return loss
 
 
@@ -232,10 +270,27 @@ def _fake_values(gm, arguments):
     return values
 
 
+def apply_scalars(slots, values):
+    """Writes the optimizer's scalars for the coming step into the traced nodes.
+    slots: find_slots's list; values: Optimizer.scalar_values's."""
+    for node, key, index, name in slots:
+        value = values[index][name]
+        if isinstance(key, int):
+            args = list(node.args)
+            args[key] = value
+            node.args = tuple(args)
+        else:
+            node.kwargs = {**node.kwargs, key: value}
+
+
 def trace(step):
-    """make_fx over the step in fake mode: no real memory, a second or so per model."""
+    """make_fx over the step in fake mode: no real memory, a second or so per model.
+    Returns the GraphModule, with the optimizer's scalars of a first step in place, and
+    the scalar slots (apply_scalars)."""
     meta_kernels.register()
     arguments = step.example_arguments()
+    real_scalars = step.scalars
+    step.scalars = step.optimizer.sentinels()
     with step.annotations.active():
         try:
             gm = make_fx(step, tracing_mode="fake")(*arguments)
@@ -244,11 +299,17 @@ def trace(step):
         except Exception as error:  # torch raises many types; name the stage
             raise CaptureError(f"tracing failed: {type(error).__name__}: "
                                f"{str(error).splitlines()[0] if str(error) else ''}") from error
-    return gm
+        finally:
+            sentinels, step.scalars = step.scalars, real_scalars
+    slots = find_slots(gm, sentinels) if step.mode == "train" else []
+    apply_scalars(slots, real_scalars)
+    gm.recompile()
+    return gm, slots
 
 
 def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optimizer="sgd",
-                          lr=0.01, mode="train", name=None, metadata=None):
+                          lr=0.01, mode="train", name=None, metadata=None,
+                          example_kwargs=None):
     """Captures one step of `model` as an olla Graph.
 
     Train mode: forward pass on `example_inputs`, `loss_fn(output, *targets)`, the
@@ -256,17 +317,19 @@ def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optim
     "momentum" or "adam"). Eval mode: the forward pass under no_grad, model.eval().
     Parameters, module buffers, optimizer state, inputs and targets are persistent.
     """
-    step = TrainingStep(model, example_inputs, loss_fn, targets, optimizer, lr, mode)
-    gm = trace(step)
+    step = TrainingStep(model, example_inputs, loss_fn, targets, optimizer, lr, mode,
+                        example_kwargs)
+    gm, slots = trace(step)
     values = _fake_values(gm, step.example_arguments())
     annotations = _attribute_modules(
         gm, {node: _Annotations.parse(node) for node in gm.graph.nodes},
         step.input_descriptions())
     info = {"mode": mode, "torch": torch.__version__}
     if mode == "train":
-        info["optimizer"] = optimizer
+        info["optimizer"] = step.optimizer.name
     info.update(metadata or {})
     graph = build_graph(gm, values, annotations, step.input_descriptions(),
                         name or type(model).__name__, info)
     graph.step = step
+    graph.scalar_slots = slots
     return graph

@@ -22,16 +22,16 @@ def test_one_update_equals_torch_optim_first_step(name, reference):
         p.grad = g.clone()
     reference(expected).step()
 
-    optimizer = Optimizer(name, lr=0.1)
     actual = [p.clone() for p in parameters]
+    optimizer = Optimizer(name, actual, lr=0.1)
     state = optimizer.initial_state(actual)
     assert len(state) == len(optimizer.state_names())
     with torch.no_grad():
-        optimizer.update(actual, gradients, state)
+        optimizer.update(actual, gradients, state, optimizer.scalar_values(first_step=True))
     for a, e in zip(actual, expected):
         torch.testing.assert_close(a, e.detach())
 
 
 def test_unknown_optimizer_is_named():
     with pytest.raises(ValueError, match="unknown optimizer 'rmsprop'"):
-        Optimizer("rmsprop", lr=0.1)
+        Optimizer("rmsprop", [], lr=0.1)

@@ -1,0 +1,151 @@
+// olla.torch._arena: PlannedArena (runtime/planned_arena.h) installed as PyTorch's CPU
+// allocator while an olla step runs (python/olla/torch/arena.py wraps it).
+//
+// Links only c10 (Debian's libtorch-dev), not torch's Python bindings: tensors never
+// cross this module, only sizes, offsets and counts. The DataPtrs it hands out carry
+// the data pointer as their context, since some kernels (mkldnn convolutions) check
+// that the two are equal; the deleter finds the arena that served a pointer in a
+// global table, so a tensor may outlive the installation (the arena lives until its
+// last allocation is freed).
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <c10/core/Allocator.h>
+#include <c10/core/CPUAllocator.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "olla/runtime/planned_arena.h"
+
+namespace py = pybind11;
+
+namespace olla {
+namespace {
+
+// Above c10's default (0) and any priority PyTorch itself uses on CPU.
+constexpr uint8_t kPriority = 200;
+
+class Registry {
+ public:
+  static Registry& Get() {
+    static Registry* registry =
+        new Registry();  // Never destroyed: tensors may outlive exit.
+    return *registry;
+  }
+  void Add(void* pointer, std::shared_ptr<PlannedArena> arena) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    owner_[pointer] = std::move(arena);
+  }
+  std::shared_ptr<PlannedArena> Take(void* pointer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = owner_.find(pointer);
+    if (found == owner_.end()) return nullptr;
+    std::shared_ptr<PlannedArena> arena = std::move(found->second);
+    owner_.erase(found);
+    return arena;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<void*, std::shared_ptr<PlannedArena>> owner_;
+};
+
+void Delete(void* pointer) {
+  if (pointer == nullptr) return;
+  if (std::shared_ptr<PlannedArena> arena = Registry::Get().Take(pointer))
+    arena->Free(pointer);
+}
+
+class PlanningAllocator final : public c10::Allocator {
+ public:
+  c10::DataPtr allocate(size_t bytes) const override {
+    std::shared_ptr<PlannedArena> arena = Current();
+    if (arena == nullptr)
+      throw std::runtime_error("olla's arena allocator is not installed");
+    void* pointer = arena->Allocate(bytes);
+    if (pointer != nullptr) Registry::Get().Add(pointer, std::move(arena));
+    return {pointer, pointer, &Delete, c10::Device(c10::DeviceType::CPU)};
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return &Delete; }
+
+  void Set(std::shared_ptr<PlannedArena> arena) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    arena_ = std::move(arena);
+  }
+
+ private:
+  std::shared_ptr<PlannedArena> Current() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return arena_;
+  }
+
+  mutable std::mutex mutex_;
+  std::shared_ptr<PlannedArena> arena_;
+};
+
+PlanningAllocator& Allocator() {
+  static PlanningAllocator* allocator = new PlanningAllocator();
+  return *allocator;
+}
+
+c10::Allocator* previous = nullptr;  // The allocator install() replaced.
+
+void Install(std::shared_ptr<PlannedArena> arena) {
+  if (previous != nullptr) throw std::runtime_error("an olla arena is already installed");
+  Allocator().Set(std::move(arena));
+  previous = c10::GetCPUAllocator();
+  c10::SetCPUAllocator(&Allocator(), kPriority);
+}
+
+void Uninstall() {
+  if (previous == nullptr) return;
+  c10::SetCPUAllocator(previous, kPriority);
+  previous = nullptr;
+  Allocator().Set(nullptr);
+}
+
+py::dict Stats(const PlannedArena& arena) {
+  const ArenaStats stats = arena.stats();
+  py::dict out;
+  out["arena_bytes"] = stats.arena_bytes;
+  out["served"] = stats.served;
+  out["served_bytes"] = stats.served_bytes;
+  out["fell_through"] = stats.fell_through;
+  out["fell_through_bytes"] = stats.fell_through_bytes;
+  out["fall_through_live_bytes"] = stats.fall_through_live_bytes;
+  out["fall_through_peak_bytes"] = stats.fall_through_peak_bytes;
+  out["blocked"] = stats.blocked;
+  out["unclaimed"] = stats.unclaimed;
+  out["peak_bytes"] = stats.peak_bytes();
+  return out;
+}
+
+}  // namespace
+}  // namespace olla
+
+PYBIND11_MODULE(_arena, module) {
+  using olla::PlannedArena;
+  module.doc() = "olla's planned arena as PyTorch's CPU allocator";
+  py::class_<PlannedArena, std::shared_ptr<PlannedArena>>(module, "Arena")
+      .def(py::init<int64_t>(), py::arg("arena_bytes"))
+      .def(
+          "announce",
+          [](PlannedArena& arena, const std::vector<std::pair<int64_t, int64_t>>& slots) {
+            std::vector<olla::PlannedSlot> planned;
+            planned.reserve(slots.size());
+            for (const auto& [offset, size] : slots) planned.push_back({offset, size});
+            arena.Announce(std::move(planned));
+          },
+          py::arg("slots"))
+      .def("stats", &olla::Stats)
+      .def("live_allocations", &PlannedArena::live_allocations)
+      .def("in_arena", [](const PlannedArena& arena, uintptr_t address) {
+        return arena.InArena(reinterpret_cast<const void*>(address));
+      });
+  module.def("install", &olla::Install, py::arg("arena"));
+  module.def("uninstall", &olla::Uninstall);
+}

@@ -1,0 +1,120 @@
+#include "olla/runtime/planned_arena.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace olla {
+namespace {
+
+constexpr size_t kAlignment = 64;  // As c10::alloc_cpu.
+
+void* AlignedAllocate(size_t bytes) {
+  void* pointer = nullptr;
+  // posix_memalign takes any size; aligned_alloc wants a multiple of the alignment.
+  if (posix_memalign(&pointer, kAlignment, bytes) != 0) throw std::bad_alloc();
+  return pointer;
+}
+
+}  // namespace
+
+PlannedArena::PlannedArena(int64_t arena_bytes) : arena_bytes_(arena_bytes) {
+  if (arena_bytes < 0) throw std::bad_alloc();
+  if (arena_bytes > 0)
+    base_ = static_cast<char*>(AlignedAllocate(static_cast<size_t>(arena_bytes)));
+  stats_.arena_bytes = arena_bytes;
+}
+
+PlannedArena::~PlannedArena() {
+  for (const auto& [pointer, bytes] : fall_through_live_) std::free(pointer);
+  std::free(base_);
+}
+
+void PlannedArena::Announce(std::vector<PlannedSlot> slots) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < announced_.size(); ++i) {
+    if (!claimed_[i]) ++stats_.unclaimed;
+  }
+  announced_ = std::move(slots);
+  claimed_.assign(announced_.size(), false);
+}
+
+void* PlannedArena::ServePlanned(size_t bytes) {
+  for (size_t i = 0; i < announced_.size(); ++i) {
+    const PlannedSlot& slot = announced_[i];
+    if (claimed_[i] || slot.size != static_cast<int64_t>(bytes)) continue;
+    claimed_[i] = true;
+    const int64_t begin = slot.offset;
+    const int64_t end = slot.offset + slot.size;
+    if (begin < 0 || end > arena_bytes_) {
+      ++stats_.blocked;
+      return nullptr;
+    }
+    // The first live range ending after `begin` is the only one that can overlap.
+    auto next = live_ranges_.upper_bound(begin);
+    if (next != live_ranges_.begin()) {
+      auto below = std::prev(next);
+      if (below->second > begin) next = below;
+    }
+    if (next != live_ranges_.end() && next->first < end) {
+      ++stats_.blocked;
+      return nullptr;
+    }
+    live_ranges_.emplace(begin, end);
+    ++stats_.served;
+    stats_.served_bytes += slot.size;
+    return base_ + begin;
+  }
+  return nullptr;
+}
+
+void* PlannedArena::Allocate(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (void* planned = ServePlanned(bytes)) return planned;
+  void* pointer = AlignedAllocate(bytes);
+  fall_through_live_.emplace(pointer, static_cast<int64_t>(bytes));
+  ++stats_.fell_through;
+  stats_.fell_through_bytes += static_cast<int64_t>(bytes);
+  stats_.fall_through_live_bytes += static_cast<int64_t>(bytes);
+  stats_.fall_through_peak_bytes =
+      std::max(stats_.fall_through_peak_bytes, stats_.fall_through_live_bytes);
+  return pointer;
+}
+
+bool PlannedArena::InArena(const void* pointer) const {
+  const char* p = static_cast<const char*>(pointer);
+  return base_ != nullptr && p >= base_ && p < base_ + arena_bytes_;
+}
+
+bool PlannedArena::Free(void* pointer) {
+  if (pointer == nullptr) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (InArena(pointer)) {
+    return live_ranges_.erase(static_cast<char*>(pointer) - base_) == 1;
+  }
+  const auto found = fall_through_live_.find(pointer);
+  if (found == fall_through_live_.end()) return false;
+  stats_.fall_through_live_bytes -= found->second;
+  fall_through_live_.erase(found);
+  std::free(pointer);
+  return true;
+}
+
+bool PlannedArena::Owns(void* pointer) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (InArena(pointer))
+    return live_ranges_.count(static_cast<char*>(pointer) - base_) == 1;
+  return fall_through_live_.count(pointer) == 1;
+}
+
+ArenaStats PlannedArena::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+int64_t PlannedArena::live_allocations() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(live_ranges_.size() + fall_through_live_.size());
+}
+
+}  // namespace olla

@@ -1,0 +1,92 @@
+// PlannedArena: serves a plan's buffers at their planned offsets in one block of
+// memory, allocated once, while the planned step runs (python/olla/torch installs it as
+// PyTorch's CPU allocator; docs/torch.md).
+//
+// Before each op runs, the executor announces the op's planned allocations: an exact
+// size and an offset each. An allocation request of one of those sizes, while the
+// announced buffer is unclaimed, gets its planned address. Everything else falls
+// through to an aligned system allocation and is counted: kernel scratch (which the
+// graph does not model), and any request that does not match the plan. A planned
+// address is handed out only while no other live allocation holds any of its bytes,
+// so a plan that does not match the run (a size, an order, a tensor kept alive longer
+// than planned) costs memory, never correctness: the request falls through, and the
+// miss is counted.
+//
+// With an arena of 0 bytes and no announcements it is a counting allocator: every
+// allocation falls through and the peak of live bytes is measured.
+//
+// Thread safe: kernels may allocate from several threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace olla {
+
+struct PlannedSlot {
+  int64_t offset = 0;  // From the arena's start.
+  int64_t size = 0;    // The exact bytes the allocation will ask for.
+};
+
+struct ArenaStats {
+  int64_t arena_bytes = 0;
+  int64_t served = 0;  // Allocations given their planned address.
+  int64_t served_bytes = 0;
+  int64_t fell_through = 0;  // Allocations the plan did not know, or could not serve.
+  int64_t fell_through_bytes = 0;
+  int64_t fall_through_live_bytes = 0;  // Live now.
+  int64_t fall_through_peak_bytes = 0;
+  // Announced buffers whose address was taken by a live allocation when requested.
+  int64_t blocked = 0;
+  // Announced buffers never requested before the next announcement (the op asked for
+  // other sizes, or allocated elsewhere).
+  int64_t unclaimed = 0;
+  // What the step needed: the arena plus the peak of fall-through bytes.
+  int64_t peak_bytes() const { return arena_bytes + fall_through_peak_bytes; }
+};
+
+class PlannedArena {
+ public:
+  // Allocates the arena (64-byte aligned, like PyTorch's CPU allocator). Throws
+  // std::bad_alloc when the system cannot give it.
+  explicit PlannedArena(int64_t arena_bytes);
+  ~PlannedArena();
+  PlannedArena(const PlannedArena&) = delete;
+  PlannedArena& operator=(const PlannedArena&) = delete;
+
+  // The planned allocations of the op about to run. Slots of the previous op still
+  // unclaimed are counted (ArenaStats::unclaimed) and dropped.
+  void Announce(std::vector<PlannedSlot> slots);
+
+  // A pointer to `bytes` bytes (nullptr for 0 bytes): a planned address or a
+  // fall-through allocation. Throws std::bad_alloc when a fall-through fails.
+  void* Allocate(size_t bytes);
+  // Frees what Allocate returned (nullptr is ignored). Returns false for a pointer this
+  // arena did not hand out (nothing is freed then).
+  bool Free(void* pointer);
+  // Whether `pointer` is live and was handed out by this arena.
+  bool Owns(void* pointer) const;
+  // Whether `pointer` lies inside the arena block.
+  bool InArena(const void* pointer) const;
+
+  ArenaStats stats() const;
+  int64_t live_allocations() const;
+
+ private:
+  void* ServePlanned(size_t bytes);  // Caller holds mutex_.
+
+  mutable std::mutex mutex_;
+  char* base_ = nullptr;
+  int64_t arena_bytes_ = 0;
+  std::vector<PlannedSlot> announced_;
+  std::vector<bool> claimed_;
+  std::map<int64_t, int64_t> live_ranges_;                // offset -> end, in the arena
+  std::unordered_map<void*, int64_t> fall_through_live_;  // pointer -> bytes
+  ArenaStats stats_;
+};
+
+}  // namespace olla

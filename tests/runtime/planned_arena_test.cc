@@ -1,0 +1,116 @@
+#include "olla/runtime/planned_arena.h"
+
+#include <cstdint>
+
+#include <gtest/gtest.h>
+
+namespace olla {
+namespace {
+
+char* Base(void* served, int64_t offset) { return static_cast<char*>(served) - offset; }
+
+TEST(PlannedArenaTest, ServesAnnouncedSizesAtTheirOffsets) {
+  PlannedArena arena(1024);
+  arena.Announce({{0, 100}, {512, 300}});
+  void* b = arena.Allocate(300);  // Matched by size, not by announcement order.
+  void* a = arena.Allocate(100);
+  ASSERT_TRUE(arena.InArena(a));
+  ASSERT_TRUE(arena.InArena(b));
+  EXPECT_EQ(static_cast<char*>(b) - static_cast<char*>(a), 512);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(Base(a, 0)) % 64, 0u);
+  const ArenaStats stats = arena.stats();
+  EXPECT_EQ(stats.served, 2);
+  EXPECT_EQ(stats.served_bytes, 400);
+  EXPECT_EQ(stats.fell_through, 0);
+  EXPECT_EQ(stats.peak_bytes(), 1024);
+  EXPECT_TRUE(arena.Free(a));
+  EXPECT_TRUE(arena.Free(b));
+  EXPECT_EQ(arena.live_allocations(), 0);
+}
+
+TEST(PlannedArenaTest, UnknownSizesFallThroughAndAreCounted) {
+  PlannedArena arena(256);
+  arena.Announce({{0, 256}});
+  void* scratch = arena.Allocate(40);
+  void* planned = arena.Allocate(256);
+  EXPECT_FALSE(arena.InArena(scratch));
+  EXPECT_TRUE(arena.InArena(planned));
+  void* again = arena.Allocate(256);  // Its slot is taken: the second one falls through.
+  EXPECT_FALSE(arena.InArena(again));
+  ArenaStats stats = arena.stats();
+  EXPECT_EQ(stats.fell_through, 2);
+  EXPECT_EQ(stats.fell_through_bytes, 296);
+  EXPECT_EQ(stats.fall_through_peak_bytes, 296);
+  EXPECT_TRUE(arena.Free(scratch));
+  EXPECT_EQ(arena.stats().fall_through_live_bytes, 256);
+  EXPECT_TRUE(arena.Free(again));
+  EXPECT_TRUE(arena.Free(planned));
+  EXPECT_EQ(arena.stats().fall_through_peak_bytes, 296);
+}
+
+TEST(PlannedArenaTest, NeverHandsOutBytesThatAreStillLive) {
+  // The plan says the second buffer reuses the first one's bytes, but the first is
+  // still alive (kept longer than planned): the second must not get them.
+  PlannedArena arena(512);
+  arena.Announce({{0, 512}});
+  void* first = arena.Allocate(512);
+  arena.Announce({{256, 128}});
+  void* second = arena.Allocate(128);
+  EXPECT_TRUE(arena.InArena(first));
+  EXPECT_FALSE(arena.InArena(second));
+  EXPECT_EQ(arena.stats().blocked, 1);
+  EXPECT_TRUE(arena.Free(first));
+  arena.Announce({{256, 128}});
+  void* third = arena.Allocate(128);  // Free now: served.
+  EXPECT_TRUE(arena.InArena(third));
+  EXPECT_TRUE(arena.Free(second));
+  EXPECT_TRUE(arena.Free(third));
+}
+
+TEST(PlannedArenaTest, AdjacentRangesDoNotBlockEachOther) {
+  PlannedArena arena(300);
+  arena.Announce({{0, 100}, {100, 100}, {200, 100}});
+  void* middle = arena.Allocate(100);
+  void* low = arena.Allocate(100);
+  void* high = arena.Allocate(100);
+  for (void* p : {middle, low, high}) EXPECT_TRUE(arena.InArena(p));
+  EXPECT_EQ(arena.stats().blocked, 0);
+  for (void* p : {middle, low, high}) EXPECT_TRUE(arena.Free(p));
+}
+
+TEST(PlannedArenaTest, UnclaimedAnnouncementsAreCountedAtTheNextOne) {
+  PlannedArena arena(64);
+  arena.Announce({{0, 64}});
+  arena.Announce({});
+  EXPECT_EQ(arena.stats().unclaimed, 1);
+  void* late = arena.Allocate(64);  // No longer announced: falls through.
+  EXPECT_FALSE(arena.InArena(late));
+  EXPECT_TRUE(arena.Free(late));
+}
+
+TEST(PlannedArenaTest, CountingAllocatorWithoutArena) {
+  PlannedArena counting(0);
+  void* a = counting.Allocate(1000);
+  void* b = counting.Allocate(24);
+  EXPECT_TRUE(counting.Free(a));
+  void* c = counting.Allocate(10);
+  EXPECT_EQ(counting.stats().fall_through_peak_bytes, 1024);
+  EXPECT_EQ(counting.Allocate(0), nullptr);
+  EXPECT_TRUE(counting.Free(b));
+  EXPECT_TRUE(counting.Free(c));
+  int local = 0;
+  EXPECT_FALSE(counting.Free(&local));  // Not ours: nothing happens.
+  EXPECT_EQ(counting.stats().peak_bytes(), 1024);
+}
+
+TEST(PlannedArenaTest, OutOfRangeSlotsFallThrough) {
+  PlannedArena arena(100);
+  arena.Announce({{50, 100}});
+  void* p = arena.Allocate(100);
+  EXPECT_FALSE(arena.InArena(p));
+  EXPECT_EQ(arena.stats().blocked, 1);
+  EXPECT_TRUE(arena.Free(p));
+}
+
+}  // namespace
+}  // namespace olla
