@@ -112,5 +112,25 @@ TEST(PlannedArenaTest, OutOfRangeSlotsFallThrough) {
   EXPECT_TRUE(arena.Free(p));
 }
 
+TEST(PlannedArenaTest, AKnownRequestIndexSkipsTemporariesOfTheSameSize) {
+  // A CPU convolution allocates temporaries of its output's size before the output.
+  PlannedArena arena(128);
+  arena.Announce({{0, 128, 2}});
+  void* first = arena.Allocate(128);
+  void* second = arena.Allocate(128);
+  void* output = arena.Allocate(128);
+  EXPECT_FALSE(arena.InArena(first));
+  EXPECT_FALSE(arena.InArena(second));
+  EXPECT_TRUE(arena.InArena(output));
+  const std::vector<ArenaRequest> window = arena.window();
+  ASSERT_EQ(window.size(), 3u);
+  EXPECT_EQ(window[2].address, reinterpret_cast<uintptr_t>(output));
+  EXPECT_EQ(window[0].size, 128);
+  EXPECT_EQ(window[0].freed_at, -1);
+  EXPECT_TRUE(arena.Free(second));
+  EXPECT_EQ(arena.window()[1].freed_at, 3);  // Freed after the third request.
+  for (void* p : {first, output}) EXPECT_TRUE(arena.Free(p));
+}
+
 }  // namespace
 }  // namespace olla

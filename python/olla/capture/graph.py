@@ -37,10 +37,16 @@ class Op:
     allocates: List[int]
     uses: List[int]
     writes: List[int] = dataclasses.field(default_factory=list)  # in place (not exported)
+    # Scratch bytes the op's kernel allocates besides its outputs (measured by
+    # olla.torch's calibration run; fake-tensor capture cannot see it).
+    workspace: int = 0
 
     def to_json(self):
-        return {"id": self.id, "name": self.name, "type": self.type, "phase": self.phase,
-                "allocates": self.allocates, "uses": self.uses}
+        entry = {"id": self.id, "name": self.name, "type": self.type, "phase": self.phase,
+                 "allocates": self.allocates, "uses": self.uses}
+        if self.workspace:
+            entry["workspace"] = self.workspace
+        return entry
 
 
 @dataclasses.dataclass

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -134,13 +135,24 @@ PYBIND11_MODULE(_arena, module) {
       .def(py::init<int64_t>(), py::arg("arena_bytes"))
       .def(
           "announce",
-          [](PlannedArena& arena, const std::vector<std::pair<int64_t, int64_t>>& slots) {
+          [](PlannedArena& arena,
+             const std::vector<std::tuple<int64_t, int64_t, int64_t>>& slots) {
             std::vector<olla::PlannedSlot> planned;
             planned.reserve(slots.size());
-            for (const auto& [offset, size] : slots) planned.push_back({offset, size});
+            for (const auto& [offset, size, request] : slots)
+              planned.push_back({offset, size, request});
             arena.Announce(std::move(planned));
           },
-          py::arg("slots"))
+          py::arg("slots"), "(offset, size, request index or -1) per planned buffer")
+      .def(
+          "window",
+          [](const PlannedArena& arena) {
+            std::vector<std::tuple<int64_t, uintptr_t, int64_t>> out;
+            for (const olla::ArenaRequest& r : arena.window())
+              out.emplace_back(r.size, r.address, r.freed_at);
+            return out;
+          },
+          "(size, address, freed_at or -1) per request since the last announcement")
       .def("stats", &olla::Stats)
       .def("live_allocations", &PlannedArena::live_allocations)
       .def("in_arena", [](const PlannedArena& arena, uintptr_t address) {

@@ -36,12 +36,14 @@ void PlannedArena::Announce(std::vector<PlannedSlot> slots) {
   }
   announced_ = std::move(slots);
   claimed_.assign(announced_.size(), false);
+  window_.clear();
 }
 
-void* PlannedArena::ServePlanned(size_t bytes) {
+void* PlannedArena::ServePlanned(size_t bytes, int64_t request) {
   for (size_t i = 0; i < announced_.size(); ++i) {
     const PlannedSlot& slot = announced_[i];
     if (claimed_[i] || slot.size != static_cast<int64_t>(bytes)) continue;
+    if (slot.request >= 0 && slot.request != request) continue;
     claimed_[i] = true;
     const int64_t begin = slot.offset;
     const int64_t end = slot.offset + slot.size;
@@ -68,10 +70,16 @@ void* PlannedArena::ServePlanned(size_t bytes) {
 }
 
 void* PlannedArena::Allocate(size_t bytes) {
-  if (bytes == 0) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (void* planned = ServePlanned(bytes)) return planned;
+  const int64_t request = static_cast<int64_t>(window_.size());
+  window_.push_back({static_cast<int64_t>(bytes), 0});
+  if (bytes == 0) return nullptr;
+  if (void* planned = ServePlanned(bytes, request)) {
+    window_.back().address = reinterpret_cast<uintptr_t>(planned);
+    return planned;
+  }
   void* pointer = AlignedAllocate(bytes);
+  window_.back().address = reinterpret_cast<uintptr_t>(pointer);
   fall_through_live_.emplace(pointer, static_cast<int64_t>(bytes));
   ++stats_.fell_through;
   stats_.fell_through_bytes += static_cast<int64_t>(bytes);
@@ -89,6 +97,13 @@ bool PlannedArena::InArena(const void* pointer) const {
 bool PlannedArena::Free(void* pointer) {
   if (pointer == nullptr) return true;
   std::lock_guard<std::mutex> lock(mutex_);
+  const auto address = reinterpret_cast<uintptr_t>(pointer);
+  for (auto r = window_.rbegin(); r != window_.rend(); ++r) {
+    if (r->address == address && r->freed_at < 0) {
+      r->freed_at = static_cast<int64_t>(window_.size());
+      break;
+    }
+  }
   if (InArena(pointer)) {
     return live_ranges_.erase(static_cast<char*>(pointer) - base_) == 1;
   }
@@ -110,6 +125,11 @@ bool PlannedArena::Owns(void* pointer) const {
 ArenaStats PlannedArena::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;
+}
+
+std::vector<ArenaRequest> PlannedArena::window() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return window_;
 }
 
 int64_t PlannedArena::live_allocations() const {

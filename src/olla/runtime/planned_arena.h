@@ -3,8 +3,13 @@
 // PyTorch's CPU allocator; docs/torch.md).
 //
 // Before each op runs, the executor announces the op's planned allocations: an exact
-// size and an offset each. An allocation request of one of those sizes, while the
-// announced buffer is unclaimed, gets its planned address. Everything else falls
+// size and an offset each, and which of the op's allocation requests it is where that
+// is known. Kernels often allocate temporaries of their output's size before the
+// output itself (a CPU convolution: three allocations of the output's size, the last
+// one returned), so the executor learns, on the first run, which request of each op
+// becomes each output (the window's log below) and announces that index afterwards.
+// A request matching an announced slot (its index, or else the first unclaimed slot of
+// its size) gets the planned address. Everything else falls
 // through to an aligned system allocation and is counted: kernel scratch (which the
 // graph does not model), and any request that does not match the plan. A planned
 // address is handed out only while no other live allocation holds any of its bytes,
@@ -30,6 +35,17 @@ namespace olla {
 struct PlannedSlot {
   int64_t offset = 0;  // From the arena's start.
   int64_t size = 0;    // The exact bytes the allocation will ask for.
+  // Which of the op's allocation requests (0: its first) it is; -1: the first request
+  // of this size.
+  int64_t request = -1;
+};
+
+// One allocation request since the last announcement.
+struct ArenaRequest {
+  int64_t size = 0;
+  uintptr_t address = 0;
+  // How many requests the window held when this one was freed; -1: still live.
+  int64_t freed_at = -1;
 };
 
 struct ArenaStats {
@@ -75,15 +91,19 @@ class PlannedArena {
 
   ArenaStats stats() const;
   int64_t live_allocations() const;
+  // The requests since the last announcement, in order (requests of 0 bytes too), and
+  // when each was freed: what the executor learns an op's scratch from.
+  std::vector<ArenaRequest> window() const;
 
  private:
-  void* ServePlanned(size_t bytes);  // Caller holds mutex_.
+  void* ServePlanned(size_t bytes, int64_t request);  // Caller holds mutex_.
 
   mutable std::mutex mutex_;
   char* base_ = nullptr;
   int64_t arena_bytes_ = 0;
   std::vector<PlannedSlot> announced_;
   std::vector<bool> claimed_;
+  std::vector<ArenaRequest> window_;
   std::map<int64_t, int64_t> live_ranges_;                // offset -> end, in the arena
   std::unordered_map<void*, int64_t> fall_through_live_;  // pointer -> bytes
   ArenaStats stats_;

@@ -1,0 +1,54 @@
+"""olla.torch.measure: the memory of an eager step against olla's, through PyTorch's
+CPU allocator."""
+
+import torch
+
+from . import arena as arenas
+
+
+def eager_step(model, optimizer, loss_fn, inputs, targets=(), kwargs=None):
+    """One eager training step as users write it; returns the loss."""
+    optimizer.zero_grad(set_to_none=True)
+    loss = loss_fn(model(*inputs, **(kwargs or {})), *targets)
+    loss.backward()
+    optimizer.step()
+    return loss.detach()
+
+
+def measure_eager(model, optimizer, loss_fn, inputs, targets=(), kwargs=None):
+    """Peak bytes allocated through PyTorch's CPU allocator during one eager step, the
+    state (parameters, optimizer state, inputs) allocated beforehand."""
+    with arenas.counting() as stats:
+        eager_step(model, optimizer, loss_fn, inputs, targets, kwargs)
+        optimizer.zero_grad(set_to_none=True)  # Inside: the gradients' bytes are ours.
+    return stats().fall_through_peak_bytes
+
+
+def measure(olla_step, inputs, targets=(), kwargs=None, print_result=True):
+    """Runs one eager step and one olla step of `olla_step`'s model and optimizer (both
+    update them, as training would) and returns a dict: eager_peak_bytes (the peak of
+    live bytes PyTorch allocated), olla_arena_bytes, olla_fall_through_peak_bytes,
+    olla_peak_bytes (their sum), saving (1 - olla / eager), predicted_saving (the
+    plan's, against the eager live peak of the graph) and the arena's stats."""
+    model, optimizer = olla_step.model, olla_step.optimizer
+    inputs = list(inputs)
+    targets = list(targets)
+    eager = measure_eager(model, optimizer, olla_step.graph.step.loss_fn, inputs, targets,
+                          kwargs)
+    olla_step(*inputs, targets=targets, **(kwargs or {}))
+    stats = olla_step.last_stats
+    report = olla_step.report
+    result = dict(
+        eager_peak_bytes=eager, olla_arena_bytes=stats.arena_bytes,
+        olla_fall_through_peak_bytes=stats.fall_through_peak_bytes,
+        olla_peak_bytes=stats.peak_bytes, saving=1 - stats.peak_bytes / eager,
+        predicted_saving=1 - report["arena_bytes"] / report["eager_peak_live_bytes"],
+        stats=stats)
+    if print_result:
+        print(f"eager PyTorch step:  {eager / 2**20:10.1f} MiB at peak\n"
+              f"olla step:           {stats.peak_bytes / 2**20:10.1f} MiB at peak "
+              f"(arena {stats.arena_bytes / 2**20:.1f} MiB + "
+              f"{stats.fall_through_peak_bytes / 2**20:.1f} MiB outside the plan)\n"
+              f"saving:              {100 * result['saving']:10.1f} % "
+              f"(the plan predicted {100 * result['predicted_saving']:.1f} %)")
+    return result
