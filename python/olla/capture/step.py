@@ -309,13 +309,16 @@ def trace(step):
 
 def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optimizer="sgd",
                           lr=0.01, mode="train", name=None, metadata=None,
-                          example_kwargs=None):
+                          example_kwargs=None, keep_random_order=False):
     """Captures one step of `model` as an olla Graph.
 
     Train mode: forward pass on `example_inputs`, `loss_fn(output, *targets)`, the
     backward pass (torch.autograd.grad) and an in-place `optimizer` update ("sgd",
     "momentum" or "adam"). Eval mode: the forward pass under no_grad, model.eval().
     Parameters, module buffers, optimizer state, inputs and targets are persistent.
+    `optimizer` may also be the user's torch.optim.SGD, Adam or AdamW (its param groups'
+    options and scalars: optimizers.py); example_kwargs are keyword tensor inputs;
+    keep_random_order chains the random ops (dropout) in their traced order.
     """
     step = TrainingStep(model, example_inputs, loss_fn, targets, optimizer, lr, mode,
                         example_kwargs)
@@ -329,7 +332,7 @@ def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optim
         info["optimizer"] = step.optimizer.name
     info.update(metadata or {})
     graph = build_graph(gm, values, annotations, step.input_descriptions(),
-                        name or type(model).__name__, info)
+                        name or type(model).__name__, info, keep_random_order)
     graph.step = step
     graph.scalar_slots = slots
     return graph

@@ -74,8 +74,12 @@ def flatten(value):
 class _Builder:
     """Walks the FX nodes in eager order and accumulates buffers, ops and edges."""
 
-    def __init__(self, values, annotations):
+    def __init__(self, values, annotations, keep_random_order):
         self.values = values  # node -> its (fake) value
+        # Chain the ops that draw random numbers, so that any order of the graph draws
+        # them as the traced step did (the same dropout masks for the same seed).
+        self.keep_random_order = keep_random_order
+        self.last_random = None
         self.annotations = annotations  # node -> (phase, module path)
         self.buffers = []
         self.ops = []
@@ -106,6 +110,10 @@ class _Builder:
                            allocates=allocates, uses=uses,
                            writes=[b for b in uses if b in writes]))
         self.op_of_node[node.name] = op_id
+        if self.keep_random_order and torch.Tag.nondeterministic_seeded in node.target.tags:
+            if self.last_random is not None:
+                self.precedence.add((self.last_random, op_id))
+            self.last_random = op_id
         for b in uses:
             # Readers (and writers) of the contents a write produced come after it.
             writer = self.last_writer.get(b)
@@ -176,13 +184,15 @@ class _Builder:
         self.add_op(node, allocates, uses, writes)
 
 
-def build_graph(gm, values, annotations, inputs, name, metadata):
+def build_graph(gm, values, annotations, inputs, name, metadata, keep_random_order=False):
     """Converts a traced GraphModule into a Graph.
 
     values: node -> fake value of every node; annotations: node -> (phase, module path);
     inputs: per placeholder, in order, (name, kind) of the persistent buffer it is.
+    keep_random_order: precedence edges between the ops that draw random numbers, in
+    their traced order (olla.torch: the same random numbers as the eager step).
     """
-    builder = _Builder(values, annotations)
+    builder = _Builder(values, annotations, keep_random_order)
     placeholders = iter(inputs)
     outputs = []
     for node in gm.graph.nodes:

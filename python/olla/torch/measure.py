@@ -1,8 +1,6 @@
 """olla.torch.measure: the memory of an eager step against olla's, through PyTorch's
 CPU allocator."""
 
-import torch
-
 from . import arena as arenas
 
 

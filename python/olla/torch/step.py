@@ -46,7 +46,7 @@ class OllaStep:
         try:
             self.graph = capture_training_step(
                 model, inputs, loss_fn, targets, optimizer=optimizer, mode="train",
-                name=type(model).__name__, example_kwargs=kwargs)
+                name=type(model).__name__, example_kwargs=kwargs, keep_random_order=True)
         except (OptimizerError, ValueError):
             raise
         except CaptureError as error:
@@ -171,6 +171,10 @@ class OllaStep:
         result = loss.detach().clone()
         del loss
         self.last_stats = arenas.ArenaStats(arena.stats())
+        # Learning-rate schedulers count the optimizer's steps (torch.optim's own
+        # step() does this through the scheduler's wrapper).
+        if hasattr(self.optimizer, "_step_count"):
+            self.optimizer._step_count += 1
         return result
 
     step = __call__

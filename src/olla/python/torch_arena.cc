@@ -160,4 +160,7 @@ PYBIND11_MODULE(_arena, module) {
       });
   module.def("install", &olla::Install, py::arg("arena"));
   module.def("uninstall", &olla::Uninstall);
+  module.def(
+      "installed", [] { return olla::previous != nullptr; },
+      "Whether an arena is PyTorch's CPU allocator now");
 }

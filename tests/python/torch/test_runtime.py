@@ -1,0 +1,248 @@
+"""olla.torch.optimize runs the user's model and optimizer in olla's plan: the same
+losses, parameters, buffers and optimizer state as eager steps, every planned buffer at
+its planned offset, and the memory the plan predicts."""
+
+import copy
+
+import pytest
+import torch
+import torchvision
+
+import olla.torch as olla_torch
+from olla.torch import _arena
+from olla.torch.measure import eager_step, measure
+
+from torch_models import TinyGPT, gpt_loss
+
+cross_entropy = torch.nn.functional.cross_entropy
+
+
+def image_batch(classes=10):
+    generator = torch.Generator().manual_seed(1)
+    return (torch.randn(8, 3, 64, 64, generator=generator),
+            torch.randint(0, classes, (8,), generator=generator))
+
+
+def token_batch():
+    generator = torch.Generator().manual_seed(2)
+    return (torch.randint(0, 96, (4, 16), generator=generator),
+            torch.randint(0, 96, (4, 16), generator=generator))
+
+
+CASES = {
+    "resnet18": (lambda: torchvision.models.resnet18(num_classes=10),
+                 lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True,
+                                            weight_decay=1e-4),
+                 image_batch, cross_entropy),
+    "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(num_classes=10),
+                     lambda ps: torch.optim.Adam(ps, lr=1e-3, amsgrad=True,
+                                                 weight_decay=1e-4),
+                     image_batch, cross_entropy),
+    "tiny_gpt_tied": (TinyGPT,
+                      lambda ps: torch.optim.AdamW(ps, lr=1e-3, weight_decay=0.1),
+                      token_batch, gpt_loss),
+}
+
+
+def twins(case):
+    make_model, make_optimizer, batch, loss_fn = CASES[case]
+    torch.manual_seed(0)
+    model = make_model()
+    reference = copy.deepcopy(model)
+    return (model, make_optimizer(model.parameters()), reference,
+            make_optimizer(reference.parameters()), batch(), loss_fn)
+
+
+def assert_same_state(model, optimizer, reference, reference_optimizer):
+    for (name, a), b in zip(model.state_dict().items(), reference.state_dict().values()):
+        assert torch.equal(a, b), f"{name} differs"
+    for p, q in zip(model.parameters(), reference.parameters()):
+        ours = {k: v for k, v in optimizer.state[p].items() if v is not None}
+        theirs = {k: v for k, v in reference_optimizer.state[q].items() if v is not None}
+        assert ours.keys() == theirs.keys()
+        for key in ours:
+            assert torch.equal(ours[key], theirs[key]), f"optimizer state {key} differs"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_three_olla_steps_equal_three_eager_steps(case):
+    model, optimizer, reference, reference_optimizer, (x, y), loss_fn = twins(case)
+    step = olla_torch.optimize(model, [x], loss_fn, optimizer, targets=[y],
+                               work_limit=100_000)
+    for seed in range(3):
+        torch.manual_seed(seed)  # mobilenet_v2's dropout draws the same mask
+        loss = step(x, targets=[y])
+        torch.manual_seed(seed)
+        expected = eager_step(reference, reference_optimizer, loss_fn, [x], [y])
+        assert torch.equal(loss, expected), f"step {seed}: {loss} != {expected}"
+        stats = step.last_stats
+        # Every planned buffer and every scratch allocation the calibration saw was
+        # served at its planned offset; nothing was refused or left unclaimed.
+        assert stats.blocked == 0 and stats.unclaimed == 0
+        assert stats.fell_through == 0, stats
+        assert stats.served > 0
+    assert_same_state(model, optimizer, reference, reference_optimizer)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_measured_saving_is_the_predicted_one(case):
+    model, optimizer, _, _, (x, y), loss_fn = twins(case)
+    step = olla_torch.optimize(model, [x], loss_fn, optimizer, targets=[y],
+                               work_limit=100_000)
+    eager_step(model, optimizer, loss_fn, [x], [y])  # The optimizer's state exists.
+    result = measure(step, [x], [y], print_result=False)
+    assert result["olla_peak_bytes"] <= result["eager_peak_bytes"] * (
+        1 - result["predicted_saving"] + 0.02), result
+
+
+def test_tied_weights_are_one_buffer():
+    model, optimizer, _, _, (x, y), loss_fn = twins("tiny_gpt_tied")
+    step = olla_torch.optimize(model, [x], loss_fn, optimizer, targets=[y],
+                               work_limit=10_000)
+    names = [b.name for b in step.graph.buffers if b.kind == "parameter"]
+    assert "tok.weight" in names and "head.weight" not in names
+
+
+def test_eager_and_olla_steps_alternate():
+    model, optimizer, reference, reference_optimizer, (x, y), loss_fn = twins("resnet18")
+    step = olla_torch.optimize(model, [x], loss_fn, optimizer, targets=[y],
+                               work_limit=10_000)
+    for use_olla in (False, True, False, True):
+        if use_olla:
+            step(x, targets=[y])
+        else:
+            eager_step(model, optimizer, loss_fn, [x], [y])
+        eager_step(reference, reference_optimizer, loss_fn, [x], [y])
+    model.zero_grad(set_to_none=True)
+    assert_same_state(model, optimizer, reference, reference_optimizer)
+
+
+def test_a_learning_rate_change_reaches_the_traced_update():
+    model, optimizer, reference, reference_optimizer, (x, y), loss_fn = twins("tiny_gpt_tied")
+    step = olla_torch.optimize(model, [x], loss_fn, optimizer, targets=[y],
+                               work_limit=10_000)
+    schedulers = [torch.optim.lr_scheduler.StepLR(o, step_size=1, gamma=0.5)
+                  for o in (optimizer, reference_optimizer)]
+    for _ in range(3):
+        step(x, targets=[y])
+        eager_step(reference, reference_optimizer, loss_fn, [x], [y])
+        for scheduler in schedulers:
+            scheduler.step()
+    assert_same_state(model, optimizer, reference, reference_optimizer)
+
+
+def test_keyword_inputs():
+    class Scaled(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(6, 3)
+
+        def forward(self, x, *, scale):
+            return self.linear(x) * scale
+
+    torch.manual_seed(0)
+    model = Scaled()
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    reference_optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
+    x, scale, y = torch.randn(5, 6), torch.randn(5, 1), torch.randint(0, 3, (5,))
+    step = olla_torch.optimize(model, [x], cross_entropy, optimizer, targets=[y],
+                               example_kwargs={"scale": scale}, work_limit=1000)
+    step(x, targets=[y], scale=scale)
+    eager_step(reference, reference_optimizer, cross_entropy, [x], [y], {"scale": scale})
+    assert_same_state(model, optimizer, reference, reference_optimizer)
+    with pytest.raises(ValueError, match="keyword inputs"):
+        step(x, targets=[y])
+
+
+def small_step(optimizer_of=lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(),
+                                torch.nn.Linear(8, 2))
+    optimizer = optimizer_of(model.parameters())
+    x, y = torch.randn(3, 4), torch.randint(0, 2, (3,))
+    return model, optimizer, x, y
+
+
+@pytest.mark.parametrize("optimizer_of", [
+    lambda ps: torch.optim.SGD(ps, lr=0.1),
+    lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.8, dampening=0.3),
+    lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01, maximize=True),
+    lambda ps: torch.optim.Adam(ps, lr=0.01, betas=(0.8, 0.95), eps=1e-6),
+    lambda ps: torch.optim.Adam(ps, lr=0.01, maximize=True),
+    lambda ps: torch.optim.AdamW(ps, lr=0.01, amsgrad=True),
+    lambda ps: torch.optim.SGD([{"params": list(ps)[:2], "lr": 0.2},
+                                {"params": [], "lr": 0.1, "momentum": 0.5}], lr=0.1),
+])
+def test_every_optimizer_option_matches_torch_optim(optimizer_of):
+    model, optimizer, x, y = small_step(optimizer_of)
+    reference = copy.deepcopy(model)
+    reference_optimizer = optimizer_of(reference.parameters())
+    if len(optimizer.param_groups) == 2:  # The last two parameters in the second group.
+        for o, m in ((optimizer, model), (reference_optimizer, reference)):
+            o.param_groups[1]["params"] = list(m.parameters())[2:]
+    step = olla_torch.optimize(model, [x], cross_entropy, optimizer, targets=[y],
+                               work_limit=1000)
+    for _ in range(3):
+        assert torch.equal(step(x, targets=[y]),
+                           eager_step(reference, reference_optimizer, cross_entropy, [x], [y]))
+    assert_same_state(model, optimizer, reference, reference_optimizer)
+
+
+def test_inputs_of_another_shape_are_refused_by_name():
+    model, optimizer, x, y = small_step()
+    step = olla_torch.optimize(model, [x], cross_entropy, optimizer, targets=[y],
+                               work_limit=1000)
+    with pytest.raises(ValueError, match=r"inputs\[0\]: shape \(5, 4\) float32 differs "
+                                         r"from the captured \(3, 4\) float32"):
+        step(torch.randn(5, 4), targets=[y])
+    with pytest.raises(ValueError, match=r"targets\[0\]: shape"):
+        step(x, targets=[y.float()])
+
+
+def test_untraceable_optimizers_and_options_are_named():
+    model, _, x, y = small_step()
+    with pytest.raises(ValueError, match="RMSprop cannot be traced by olla"):
+        olla_torch.optimize(model, [x], cross_entropy,
+                            torch.optim.RMSprop(model.parameters()), targets=[y])
+    with pytest.raises(ValueError, match=r"param_groups\[0\] option foreach=True"):
+        olla_torch.optimize(model, [x], cross_entropy,
+                            torch.optim.SGD(model.parameters(), lr=0.1, foreach=True),
+                            targets=[y])
+    with pytest.raises(ValueError, match="optimizer: expected a torch.optim optimizer"):
+        olla_torch.optimize(model, [x], cross_entropy, "sgd", targets=[y])
+
+
+def test_an_option_that_changes_the_update_needs_a_new_plan():
+    model, optimizer, x, y = small_step()
+    step = olla_torch.optimize(model, [x], cross_entropy, optimizer, targets=[y],
+                               work_limit=1000)
+    optimizer.param_groups[0]["nesterov"] = True
+    with pytest.raises(ValueError, match="call olla.torch.optimize again"):
+        step(x, targets=[y])
+
+
+def test_the_default_allocator_is_back_after_a_failing_step(monkeypatch):
+    model, optimizer, x, y = small_step()
+    step = olla_torch.optimize(model, [x], cross_entropy, optimizer, targets=[y],
+                               work_limit=1000)
+
+    def fail(flat, arena):
+        assert _arena.installed()
+        raise RuntimeError("a kernel failed")
+
+    monkeypatch.setattr(step.executor, "run", fail)
+    with pytest.raises(RuntimeError, match="a kernel failed"):
+        step(x, targets=[y])
+    assert not _arena.installed()
+    torch.ones(10).sum()  # Allocates through the default allocator again.
+
+
+def test_the_loss_survives_the_next_step():
+    model, optimizer, x, y = small_step()
+    step = olla_torch.optimize(model, [x], cross_entropy, optimizer, targets=[y],
+                               work_limit=1000)
+    first = step(x, targets=[y])
+    kept = first.item()
+    step(x, targets=[y])
+    assert first.item() == kept  # Copied out of the arena, which the second step reused.
