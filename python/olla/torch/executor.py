@@ -18,6 +18,7 @@ scratch packed in the op's workspace slot.
 import operator
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 
 from ..capture.storage import flatten
 from . import arena as arenas
@@ -67,10 +68,27 @@ def _load(env, value):
     return value
 
 
-def _run_nodes(order, placeholders, flat_arguments, release, output, before, after):
+def constants(gm):
+    """The tensors the trace lifted into the module (get_attr nodes): a module's plain
+    tensor attributes, for example swin_t's relative position index."""
+    values = {}
+    for node in gm.graph.nodes:
+        if node.op == "get_attr":
+            value = getattr(gm, node.target)
+            if isinstance(value, FakeTensor):
+                raise ValueError(f"olla cannot run this model's step: the tensor constant "
+                                 f"'{node.target}' was created during tracing")
+            values[node] = value
+    return values
+
+
+def _run_nodes(order, placeholders, flat_arguments, release, output, before, after,
+               lifted):
     """Runs `order`, calling before(node) and after(node, value) around each op, and
-    dropping the values listed in release[position] after each node."""
+    dropping the values listed in release[position] after each node. lifted: the
+    get_attr nodes' tensors (constants())."""
     env = dict(zip(placeholders, flat_arguments))
+    env.update(lifted)
     with torch.no_grad():
         for position, node in enumerate(order):
             args = _load(env, node.args)
@@ -96,7 +114,7 @@ def _release_lists(order, output):
     kept = set(output.all_input_nodes)
     release = [[] for _ in order]
     for node, position in last_use.items():
-        if node not in kept and node.op != "placeholder":
+        if node not in kept and node.op not in ("placeholder", "get_attr"):
             release[position].append(node)
     return release
 
@@ -139,7 +157,7 @@ def calibrate(graph, flat_arguments):
 
     with arenas.installed(counter):
         _run_nodes(order, placeholders, flat_arguments, _release_lists(order, output),
-                   output, before, after)
+                   output, before, after, constants(gm))
     return profiles
 
 
@@ -162,6 +180,7 @@ class PlanExecutor:
             self.order.append(node)
             self.order.extend(unpackers.get(node.name, ()))
         self.release = _release_lists(self.order, self.output)
+        self.lifted = constants(gm)
         self.slots = {}
         for node in self.order:
             op = graph.op_of_node.get(node.name)
@@ -188,7 +207,7 @@ class PlanExecutor:
         announce = arena.announce
         result = _run_nodes(self.order, self.placeholders, flat_arguments, self.release,
                             self.output, lambda node: announce(slots.get(node, ())),
-                            lambda node, value: None)
+                            lambda node, value: None, self.lifted)
         announce(())
         return result
 

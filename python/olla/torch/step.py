@@ -201,13 +201,18 @@ def _keyword_tensors(values):
     return values
 
 
+# PyTorch's CPU allocator aligns to 64 bytes and rounds nothing (the CUDA caching
+# allocator's 512 bytes would only waste memory here).
+CPU_ALIGNMENT = 64
+
+
 def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=10.0,
-             memory_budget=None, example_kwargs=None, **options):
+             memory_budget=None, example_kwargs=None, alignment=CPU_ALIGNMENT, **options):
     """Captures one training step of `model` (forward on example_inputs and
     example_kwargs, loss_fn(output, *targets), backward, `optimizer`'s update), plans
     it with olla (the options of olla.optimize_graph: time_limit, memory_budget,
     work_limit, alignment, ...) and returns an OllaStep that runs it."""
-    options = dict(options, time_limit=time_limit)
+    options = dict(options, time_limit=time_limit, alignment=alignment)
     if memory_budget is not None:
         options["memory_budget"] = memory_budget
     return OllaStep(model, example_inputs, loss_fn, optimizer, targets, example_kwargs,

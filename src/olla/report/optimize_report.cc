@@ -52,6 +52,10 @@ std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
                               Percent(Saving(r.peak_live_bytes, r.eager.peak_live_bytes)),
                               Verdict(r.optimal_order(), r.schedule.stopped_by),
                               r.schedule.method)});
+  if (r.schedule.updates_rule_dropped) {
+    rows.push_back(
+        {"  updates", "not as soon as ready: that rule raised the eager peak"});
+  }
   rows.push_back({"  peak at",
                   fmt::format("step {}, {} ({})", r.peak_step, graph.Describe(r.peak_op),
                               PhaseName(graph.op(r.peak_op).phase))});
@@ -152,6 +156,7 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResu
     json["reordering_saving_vs_reserved"] =
         Saving(r.reordered.reserved_peak_bytes, r.eager.allocator.reserved_peak_bytes);
     json["schedule_method"] = r.schedule.method;
+    json["updates_rule_dropped"] = r.schedule.updates_rule_dropped;
     json["placement_method"] = r.placement.method;
     json["plan_method"] = r.plan->provenance.method;
   }

@@ -87,6 +87,28 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
   return result;
 }
 
+// The updates rule restricts the orders searched (optimizer ops as soon as ready),
+// which usually costs nothing. On some graphs it costs a lot (shufflenet_v2 with SGD
+// weight decay: each update's temporaries land in the backward's peak, and under the
+// rule every order peaks 3 % above eager, 18 % above the best order without it). When
+// the eager order under the rule peaks above the eager order itself, the search runs
+// without the rule, and the bound is the one for all orders.
+ScheduleResult ScheduleWithFallback(const Graph& graph, const ScheduleOptions& options,
+                                    const Budget& budget) {
+  if (options.rules.updates_asap) {
+    const MemoryModel model(graph);
+    const int64_t eager = PeakOf(model, EagerOrder(graph));
+    if (EagerSchedule(model, options.rules).peak_bytes > eager) {
+      ScheduleOptions free_updates = options;
+      free_updates.rules.updates_asap = false;
+      ScheduleResult result = ScheduleGraph(graph, free_updates, budget);
+      result.updates_rule_dropped = true;
+      return result;
+    }
+  }
+  return ScheduleGraph(graph, options, budget);
+}
+
 }  // namespace
 
 bool IsScheduleMethod(const std::string& method) {
@@ -97,7 +119,7 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
                                   const Budget& budget) {
   if (!IsScheduleMethod(options.method))
     return InvalidInput("unknown schedule method '" + options.method + "'");
-  if (options.pins.empty()) return ScheduleGraph(graph, options, budget);
+  if (options.pins.empty()) return ScheduleWithFallback(graph, options, budget);
   // Pins become precedence edges of a renumbered graph; the order maps back by op.
   StatusOr<PinnedGraph> pinning = PinChains(graph, options.pins);
   if (!pinning.ok()) {
@@ -108,7 +130,7 @@ StatusOr<ScheduleResult> Schedule(const Graph& graph, const ScheduleOptions& opt
   const PinnedGraph& pinned = *pinning;
   ScheduleOptions pinned_options = options;
   pinned_options.forced_live.clear();  // The pinned graph's differ.
-  ScheduleResult result = ScheduleGraph(pinned.graph, pinned_options, budget);
+  ScheduleResult result = ScheduleWithFallback(pinned.graph, pinned_options, budget);
   // The pins are edges of the pinned graph: an order valid for it honours them.
   OLLA_CHECK(CheckValidOrder(pinned.graph, result.order).ok(),
              "schedule/" + result.method + " broke a pinned order");

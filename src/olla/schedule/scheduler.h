@@ -65,7 +65,10 @@ struct ScheduleResult {
   std::string best_heuristic;
   int64_t lower_bound_bytes = 0;  // No order under the rules peaks lower.
   bool optimal = false;           // Proven: no order under the rules peaks lower.
-  std::string method;             // What produced `order`.
+  // The updates rule made the eager order peak higher, so the search ran without it
+  // (scheduler.cc): the order need not run updates as soon as ready.
+  bool updates_rule_dropped = false;
+  std::string method;  // What produced `order`.
   std::vector<PieceReport> pieces;
   // The limit that stopped a search before it proved the order optimal (kNone when
   // every stage finished).
