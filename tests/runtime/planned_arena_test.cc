@@ -103,6 +103,19 @@ TEST(PlannedArenaTest, CountingAllocatorWithoutArena) {
   EXPECT_EQ(counting.stats().peak_bytes(), 1024);
 }
 
+TEST(PlannedArenaTest, ResetStatsStartsFromWhatIsLive) {
+  PlannedArena arena(64);
+  void* kept = arena.Allocate(100);
+  void* gone = arena.Allocate(50);
+  EXPECT_TRUE(arena.Free(gone));
+  arena.ResetStats();
+  ArenaStats stats = arena.stats();
+  EXPECT_EQ(stats.fell_through, 0);
+  EXPECT_EQ(stats.fall_through_peak_bytes, 100);
+  EXPECT_EQ(stats.arena_bytes, 64);
+  EXPECT_TRUE(arena.Free(kept));
+}
+
 TEST(PlannedArenaTest, OutOfRangeSlotsFallThrough) {
   PlannedArena arena(100);
   arena.Announce({{50, 100}});

@@ -1,6 +1,8 @@
 """Tracing one training step of an nn.Module into a flat ATen graph with make_fx."""
 
 import contextlib
+import os
+import traceback
 
 import torch
 import torch.fx.traceback as fx_traceback
@@ -283,6 +285,31 @@ def apply_scalars(slots, values):
             node.kwargs = {**node.kwargs, key: value}
 
 
+def _user_frame(error):
+    """"file:line in function" of the innermost traceback frame outside torch and olla:
+    where in the user's model the trace failed, or ""."""
+    skip = (os.path.dirname(torch.__file__), os.path.dirname(os.path.dirname(__file__)))
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not f.filename.startswith(skip)]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f" at {frame.filename}:{frame.lineno} in {frame.name}"
+
+
+def _explain(error):
+    """The trace failure in words a user can act on."""
+    text = str(error).splitlines()[0] if str(error) else ""
+    if "get value out of a tracing tensor" in text:
+        return ("a Python value is read from a tensor (data-dependent control flow, "
+                ".item(), bool() or int() of a tensor); olla plans one fixed graph: "
+                "compute it with tensor ops (torch.where) or outside the model")
+    if type(error).__name__ == "DynamicOutputShapeException":
+        return (f"{text} has an output shape that depends on the data (a boolean mask, "
+                f"nonzero); use fixed-shape ops (torch.where, masked_fill)")
+    return f"{type(error).__name__}: {text}"
+
+
 def trace(step):
     """make_fx over the step in fake mode: no real memory, a second or so per model.
     Returns the GraphModule, with the optimizer's scalars of a first step in place, and
@@ -297,8 +324,8 @@ def trace(step):
         except CaptureError:
             raise
         except Exception as error:  # torch raises many types; name the stage
-            raise CaptureError(f"tracing failed: {type(error).__name__}: "
-                               f"{str(error).splitlines()[0] if str(error) else ''}") from error
+            raise CaptureError(f"tracing failed{_user_frame(error)}: "
+                               f"{_explain(error)}") from error
         finally:
             sentinels, step.scalars = step.scalars, real_scalars
     slots = find_slots(gm, sentinels) if step.mode == "train" else []

@@ -2,7 +2,7 @@
 and optimizer and runs it in olla's order in the planned arena; olla.torch.measure
 compares its memory with eager PyTorch's (docs/torch.md)."""
 
-from .measure import measure
+from .memory import eager_step, measure, resident_peak_bytes
 from .step import OllaStep, optimize
 
-__all__ = ["OllaStep", "measure", "optimize"]
+__all__ = ["OllaStep", "eager_step", "measure", "optimize", "resident_peak_bytes"]

@@ -64,6 +64,7 @@ class OllaStep:
                             + [f"targets[{i}]" for i in range(len(targets))])
         self.kwarg_names = list(kwargs)
         self.last_stats = None
+        self.arena = None  # Allocated at the first step, then reused by every step.
 
     def _calibrate(self):
         """One run of the traced step on copies of its arguments, to learn each op's
@@ -164,7 +165,10 @@ class OllaStep:
         arguments = (self.traced.parameters, self._module_state(), state, inputs,
                      {k: kwargs[k] for k in self.traced.kwargs}, targets)
         flat = torch.utils._pytree.tree_flatten(arguments)[0]
-        arena = arenas.new_arena(self.plan.arena_bytes)
+        if self.arena is None:
+            self.arena = arenas.new_arena(self.plan.arena_bytes)
+        arena = self.arena
+        arena.reset_stats()
         with arenas.installed(arena):
             (loss,) = flat_tensors(self.executor.run(flat, arena))
         # The loss lives in the arena, which the next step reuses: copy it out.

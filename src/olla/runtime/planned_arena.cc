@@ -132,6 +132,15 @@ std::vector<ArenaRequest> PlannedArena::window() const {
   return window_;
 }
 
+void PlannedArena::ResetStats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ArenaStats fresh;
+  fresh.arena_bytes = arena_bytes_;
+  fresh.fall_through_live_bytes = stats_.fall_through_live_bytes;
+  fresh.fall_through_peak_bytes = stats_.fall_through_live_bytes;
+  stats_ = fresh;
+}
+
 int64_t PlannedArena::live_allocations() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return static_cast<int64_t>(live_ranges_.size() + fall_through_live_.size());

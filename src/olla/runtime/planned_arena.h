@@ -90,6 +90,9 @@ class PlannedArena {
   bool InArena(const void* pointer) const;
 
   ArenaStats stats() const;
+  // Starts the counts afresh (the fall-through peak from what is live now): each step
+  // of a training loop reuses the arena and reports its own counts.
+  void ResetStats();
   int64_t live_allocations() const;
   // The requests since the last announcement, in order (requests of 0 bytes too), and
   // when each was freed: what the executor learns an op's scratch from.

@@ -10,7 +10,7 @@ import torchvision
 
 import olla.torch as olla_torch
 from olla.torch import _arena
-from olla.torch.measure import eager_step, measure
+from olla.torch.memory import eager_step, measure
 
 from torch_models import TinyGPT, gpt_loss
 
@@ -246,3 +246,35 @@ def test_the_loss_survives_the_next_step():
     kept = first.item()
     step(x, targets=[y])
     assert first.item() == kept  # Copied out of the arena, which the second step reused.
+
+
+class DataDependent(torch.nn.Module):
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        if x.sum() > 0:  # The line the error names.
+            return self.linear(x)
+        return self.linear(-x)
+
+
+class MaskedSelect(DataDependent):
+
+    def forward(self, x):
+        return self.linear(x[x > 0].reshape(-1, 4)[:1].expand(3, 4))
+
+
+@pytest.mark.parametrize("model_class,words", [
+    (DataDependent, r"test_runtime.py:\d+ in forward: a Python value is read from a "
+                    r"tensor \(data-dependent control flow"),
+    (MaskedSelect, r"aten.index.Tensor has an output shape that depends on the data"),
+])
+def test_a_model_that_cannot_be_captured_is_named_with_its_line(model_class, words):
+    model = model_class()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="olla cannot capture this model's step: "
+                                         "tracing failed at .*" + words):
+        olla_torch.optimize(model, [torch.randn(3, 4)], cross_entropy, optimizer,
+                            targets=[torch.randint(0, 2, (3,))], work_limit=100)

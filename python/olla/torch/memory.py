@@ -1,4 +1,4 @@
-"""olla.torch.measure: the memory of an eager step against olla's, through PyTorch's
+"""The memory of an eager step against olla's, through PyTorch's
 CPU allocator."""
 
 from . import arena as arenas
@@ -50,3 +50,28 @@ def measure(olla_step, inputs, targets=(), kwargs=None, print_result=True):
               f"saving:              {100 * result['saving']:10.1f} % "
               f"(the plan predicted {100 * result['predicted_saving']:.1f} %)")
     return result
+
+
+def _status_bytes(field):
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+def resident_peak_bytes(run):
+    """How far the process's resident memory rises above where it was while `run()`
+    runs, from Linux's peak (VmHWM) after resetting it (/proc/self/clear_refs): what
+    the step costs the machine, the system allocator's fragmentation included. Compare
+    runs in fresh processes (examples/train_with_olla.py --resident); None where Linux
+    cannot reset the peak."""
+    try:
+        with open("/proc/self/clear_refs", "w") as clear:
+            clear.write("5")
+    except OSError:
+        return None
+    before = _status_bytes("VmRSS")
+    run()
+    peak = _status_bytes("VmHWM")
+    return None if before is None or peak is None else peak - before
