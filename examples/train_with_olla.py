@@ -26,6 +26,9 @@ def main():
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--time-limit", type=float, default=10.0,
                         help="seconds olla may plan for")
+    parser.add_argument("--work-limit", type=int,
+                        help="deterministic work units for planning (the same plan on "
+                             "any machine)")
     parser.add_argument("--resident", action="store_true",
                         help="also measure peak resident memory, each way in a fresh process")
     parser.add_argument("--only", choices=("eager", "olla"), help=argparse.SUPPRESS)
@@ -36,10 +39,12 @@ def main():
     model, optimizer, images, labels = setup(args)
     loss_fn = torch.nn.functional.cross_entropy
     started = time.monotonic()
-    step = olla.torch.optimize(model, [images], loss_fn, optimizer, targets=[labels],
-                               time_limit=args.time_limit)
+    step = plan(args, model, optimizer, images, labels)
+    report = step.report
     print(f"planned {args.model} at batch {args.batch} in "
-          f"{time.monotonic() - started:.1f} s: {step.plan}")
+          f"{time.monotonic() - started:.1f} s: {len(step.plan.order)} ops, arena "
+          f"{report['arena_bytes'] / 2**20:.1f} MiB for the eager order's "
+          f"{report['eager_peak_live_bytes'] / 2**20:.1f} MiB of live tensors")
 
     for i in range(args.steps):
         loss = step(images, targets=[labels])
@@ -70,6 +75,13 @@ def setup(args):
     return model, optimizer, images, labels
 
 
+def plan(args, model, optimizer, images, labels):
+    limits = {"work_limit": args.work_limit} if args.work_limit else {}
+    return olla.torch.optimize(model, [images], torch.nn.functional.cross_entropy,
+                               optimizer, targets=[labels], time_limit=args.time_limit,
+                               **limits)
+
+
 def resident(args):
     """One way of running the steps, in this fresh process: prints how far resident
     memory rises above where it was before the first step (set-up and planning
@@ -77,8 +89,7 @@ def resident(args):
     model, optimizer, images, labels = setup(args)
     loss_fn = torch.nn.functional.cross_entropy
     if args.only == "olla":
-        step = olla.torch.optimize(model, [images], loss_fn, optimizer, targets=[labels],
-                                   time_limit=args.time_limit)
+        step = plan(args, model, optimizer, images, labels)
         run = lambda: step(images, targets=[labels])  # noqa: E731
     else:
         run = lambda: olla.torch.eager_step(  # noqa: E731
