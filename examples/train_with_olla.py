@@ -37,7 +37,6 @@ def main():
         return resident(args)
 
     model, optimizer, images, labels = setup(args)
-    loss_fn = torch.nn.functional.cross_entropy
     started = time.monotonic()
     step = plan(args, model, optimizer, images, labels)
     report = step.report
