@@ -87,5 +87,27 @@ TEST(LowerBoundsTest, BlocksCoverGraphsLargerThanOneBlock) {
   EXPECT_GE(bounds.forced_live_bytes, activations);
 }
 
+// Out of time, the ops not reached keep their footprints: each value is still a bound
+// at its op (at most the full forced-live value), and nothing is computed past a stop.
+TEST(LowerBoundsTest, ABudgetThatRunsOutLeavesFootprints) {
+  TrainingLikeOptions options;
+  options.layers = 300;
+  const Graph graph = TrainingLikeGraph(options);
+  const std::vector<int64_t> full = ForcedLiveBytes(graph);
+  const Budget stopped;
+  stopped.RequestStop();
+  const ForcedLive partial = ComputeForcedLive(graph, stopped);
+  EXPECT_EQ(partial.ops_computed, 0);
+  EXPECT_FALSE(partial.complete());
+  EXPECT_EQ(partial.bytes, SingleOpFootprints(graph));
+  for (size_t op = 0; op < full.size(); ++op) EXPECT_LE(partial.bytes[op], full[op]);
+  const ForcedLive complete = ComputeForcedLive(graph, Budget());
+  EXPECT_TRUE(complete.complete());
+  EXPECT_EQ(complete.bytes, full);
+  const LowerBounds bounds = ComputeLowerBounds(graph, stopped);
+  EXPECT_FALSE(bounds.forced_live_complete());
+  EXPECT_EQ(bounds.best(), bounds.single_op_bytes);
+}
+
 }  // namespace
 }  // namespace olla

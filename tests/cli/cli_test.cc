@@ -213,38 +213,40 @@ TEST(CliTest, PlaceWritesACheckedCsv) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(ReadText(out),
             "id,lower,upper,size,alignment,offset\n"
-            "in,0,2,12,8,88\nconv1,1,3,24,8,64\nconv2,2,4,36,8,0\nconv3,3,5,48,8,40\n"
-            "skip,0,2,60,8,0\n");
+            "a,3,6,16,8,0\nb,2,3,32,8,0\nc,4,6,20,8,40\nd,1,4,16,8,32\ne,4,5,24,8,16\n");
   // The written file is itself a valid problem with fixed offsets.
   const CliResult again = RunOlla("place --json --work-limit 100000 " + out);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(nlohmann::json::parse(again.out)["arena_bytes"], 100);
+  EXPECT_EQ(nlohmann::json::parse(again.out)["arena_bytes"], 60);
   std::filesystem::remove(out);
 }
 
 TEST(CliTest, PlaceCapacityBelowTheBoundIsProvedImpossible) {
   const CliResult result =
-      RunOlla("place examples/placement/staircase.csv --work-limit 100000 --capacity 95");
+      RunOlla("place examples/placement/staircase.csv --work-limit 100000 --capacity 59");
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.err,
-            "olla: nothing fits in 95 bytes: 96 bytes are live at time 1 (proof: the "
+            "olla: nothing fits in 59 bytes: 60 bytes are live at time 4 (proof: the "
             "live-bytes "
             "bound)\n");
 }
 
 TEST(CliTest, PlaceCapacityTheGreedyMissesTheExactSearchFits) {
-  // Best fit by size needs 108 bytes; the exact search (auto) fits the bound, 96.
+  // Every greedy order needs 64 bytes and the sweep 76; the exact search (auto) fits
+  // the bound, 60.
   const CliResult greedy = RunOlla(
-      "place examples/placement/staircase.csv --work-limit 100000 --capacity 100 "
+      "place examples/placement/staircase.csv --work-limit 100000 --capacity 62 "
       "--method best-fit");
   EXPECT_EQ(greedy.exit_code, 2);
-  EXPECT_THAT(greedy.err, HasSubstr("no placement within 100 bytes found by best-fit"));
+  EXPECT_EQ(greedy.err,
+            "olla: no placement within 62 bytes found by best-fit/area (best 64, lower "
+            "bound 60; the method searches no further; --method exact does)\n");
   const CliResult exact = RunOlla(
-      "place examples/placement/staircase.csv --work-limit 100000 --capacity 96 --json");
+      "place examples/placement/staircase.csv --work-limit 100000 --capacity 60 --json");
   ASSERT_EQ(exact.exit_code, 0) << exact.err;
   const auto json = nlohmann::json::parse(exact.out);
   EXPECT_EQ(json["fits"], true);
-  EXPECT_EQ(json["arena_bytes"], 96);
+  EXPECT_EQ(json["arena_bytes"], 60);
   EXPECT_EQ(json["method"], "exact");
 }
 

@@ -53,7 +53,7 @@ TEST(OptionTableTest, BadValuesSayWhatIsExpected) {
   for (const char* text : {"99999999999999999999999", "-5", "1.5", "0x10", " 4"})
     EXPECT_FALSE(SetOptimizeOption(request, "memory_budget", text).ok()) << text;
   EXPECT_EQ(error("placement_method", "magic"),
-            "must be one of auto, best-fit, first-fit, exact, ilp, got 'magic'");
+            "must be one of auto, best-fit, first-fit, sweep, exact, ilp, got 'magic'");
   EXPECT_EQ(error("updates_asap", "yes"), "must be true or false, got 'yes'");
   EXPECT_EQ(error("frobnicate", "1").substr(0, 30), "unknown option (the options ar");
   // Control characters are escaped: the message stays one line.

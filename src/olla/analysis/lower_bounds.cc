@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <bit>
 
+#include "olla/analysis/lifetimes.h"
 #include "olla/analysis/reachability.h"
+#include "olla/analysis/timeline.h"
+#include "olla/graph/order.h"
 
 namespace olla {
 
@@ -26,11 +29,34 @@ std::vector<int64_t> SingleOpFootprints(const Graph& graph) {
   return footprint;
 }
 
-std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
+namespace {
+
+// The eager order's largest live bytes over each block of TargetMask::kBits ops: what
+// no op of the block can exceed.
+std::vector<int64_t> EagerLivePerBlock(const Graph& graph) {
   const int32_t n = graph.num_ops();
-  std::vector<int64_t> forced(static_cast<size_t>(n), 0);
-  for (int32_t o = 0; o < n; ++o)
-    forced[static_cast<size_t>(o)] = graph.op(OpId(o)).workspace;
+  const MemoryTimeline timeline = ComputeTimeline(
+      graph, EagerOrder(graph), ComputeLifetimes(graph, EagerOrder(graph)));
+  std::vector<int64_t> most(
+      (static_cast<size_t>(n) + TargetMask::kBits - 1) / TargetMask::kBits, 0);
+  for (int32_t o = 0; o < n; ++o) {
+    int64_t& block = most[static_cast<size_t>(o / TargetMask::kBits)];
+    block = std::max(block, timeline.live_bytes[static_cast<size_t>(o)]);
+  }
+  return most;
+}
+
+}  // namespace
+
+std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
+  return ComputeForcedLive(graph, Budget()).bytes;
+}
+
+ForcedLive ComputeForcedLive(const Graph& graph, const Budget& budget) {
+  const int32_t n = graph.num_ops();
+  ForcedLive result;
+  result.bytes = SingleOpFootprints(graph);  // Where no block is computed.
+  std::vector<int64_t>& forced = result.bytes;
 
   // A buffer can only be forced live at ops between its producer and its last user in
   // eager order; precompute that window to skip buffers that miss a block.
@@ -52,10 +78,22 @@ std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
     candidates.push_back({id, producer.valid() ? producer.value() : 0, last});
   }
 
+  std::vector<int32_t> blocks((static_cast<size_t>(n) + TargetMask::kBits - 1) /
+                              TargetMask::kBits);
+  for (size_t i = 0; i < blocks.size(); ++i) blocks[i] = static_cast<int32_t>(i);
+  if (budget.has_deadline()) {
+    const std::vector<int64_t> most = EagerLivePerBlock(graph);
+    std::stable_sort(blocks.begin(), blocks.end(),
+                     [&](int32_t a, int32_t b) { return most[a] > most[b]; });
+  }
   ReachBlock block;
-  for (int32_t first = 0; first < n; first += TargetMask::kBits) {
+  for (const int32_t index : blocks) {
+    if (budget.OutOfTime()) break;
+    const int32_t first = index * TargetMask::kBits;
     const int32_t count = std::min(TargetMask::kBits, n - first);
     SweepReachBlock(graph, first, count, block);
+    for (int32_t o = first; o < first + count; ++o)
+      forced[static_cast<size_t>(o)] = graph.op(OpId(o)).workspace;
     const TargetMask all = TargetMask::FirstBits(count);
     for (const Candidate& c : candidates) {
       if (c.first >= first + count || c.last < first) continue;
@@ -78,14 +116,17 @@ std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
         }
       }
     }
+    result.ops_computed += count;
   }
-  return forced;
+  return result;
 }
 
-LowerBounds ComputeLowerBounds(const Graph& graph) {
+LowerBounds ComputeLowerBounds(const Graph& graph, const Budget& budget) {
   LowerBounds bounds;
   const std::vector<int64_t> footprints = SingleOpFootprints(graph);
-  bounds.forced_live = ForcedLiveBytes(graph);
+  ForcedLive forced_live = ComputeForcedLive(graph, budget);
+  bounds.forced_live = std::move(forced_live.bytes);
+  bounds.forced_live_ops_computed = forced_live.ops_computed;
   const std::vector<int64_t>& forced = bounds.forced_live;
   auto best = [](const std::vector<int64_t>& values) {
     return static_cast<int32_t>(std::max_element(values.begin(), values.end()) -

@@ -82,11 +82,16 @@ int RunPlace(const PlaceCommandOptions& options) {
           "placement)\n",
           *capacity);
     } else {
+      // A greedy method that finished has nothing left to try; a search was stopped.
+      const std::string why =
+          placement->stopped_by == Budget::Limit::kNone
+              ? "the method searches no further; --method exact does"
+              : fmt::format("stopped by the {} limit", LimitName(placement->stopped_by));
       std::cerr << fmt::format(
           "olla: no placement within {} bytes found by {} (best {}, lower bound {}; "
-          "stopped by the {} limit)\n",
+          "{})\n",
           *capacity, placement->method, placement->arena_bytes,
-          placement->lower_bound_bytes, LimitName(placement->stopped_by));
+          placement->lower_bound_bytes, why);
     }
     return kExitNoPlan;
   }

@@ -89,8 +89,10 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   StageClock clock(result.stages);
 
   progress("baselines: the eager order and the lower bounds");
-  result.eager = SimulateEager(graph);
-  clock.Finish("baselines", "eager");
+  result.eager = SimulateEager(graph, budget.Split(0.25));
+  clock.Finish("baselines", "eager", false,
+               result.eager.bounds.forced_live_complete() ? Budget::Limit::kNone
+                                                          : Budget::Limit::kTime);
   // A budget below the lower bound of every order cannot be met: that is the proof.
   if (options.memory_budget && result.eager.bounds.best() > *options.memory_budget) {
     result.seconds = clock.total();

@@ -18,8 +18,10 @@
 //
 // Anytime: each search gets a share of the budget and returns its best so far, so a
 // valid plan comes back whatever the limit; the result says which parts are proven
-// optimal and which limit stopped each stage. The schedule gets half of the budget;
-// placement what is left (all of it when the schedule finishes early).
+// optimal and which limit stopped each stage. The lower bounds may take a quarter of
+// the budget (they need far less below a few hundred thousand ops; past it they stop
+// with a weaker bound); the schedule gets half of what is left, placement the rest
+// (all of it when the schedule finishes early).
 #pragma once
 
 #include <algorithm>

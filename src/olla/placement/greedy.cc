@@ -6,6 +6,7 @@
 
 #include "olla/placement/best_of.h"
 #include "olla/placement/interval_index.h"
+#include "olla/placement/sweep.h"
 
 namespace olla {
 namespace {
@@ -195,12 +196,20 @@ std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& pro
   return Placers(fits, kAllOrders);
 }
 
+std::vector<std::unique_ptr<Placer>> StartingPortfolio(const PlacementProblem& problem) {
+  std::vector<std::unique_ptr<Placer>> placers;
+  // The sweep first: a placement in O(n log n), whatever the greedy placers then have
+  // time for (out of time, the best of the first batch is kept).
+  if (!HasFixedOffsets(problem)) placers.push_back(std::make_unique<SweepPlacer>());
+  for (auto& placer :
+       GreedyPortfolio(problem, {FitPolicy::kBestFit, FitPolicy::kFirstFit}))
+    placers.push_back(std::move(placer));
+  return placers;
+}
+
 Placement BestGreedyPlacement(const PlacementProblem& problem, int threads,
                               const Budget& budget) {
-  return BestOfPlacer(
-             "greedy",
-             GreedyPortfolio(problem, {FitPolicy::kBestFit, FitPolicy::kFirstFit}),
-             threads)
+  return BestOfPlacer("greedy", StartingPortfolio(problem), threads)
       .Place(problem, budget);
 }
 

@@ -52,8 +52,12 @@ inline constexpr int32_t kLargeProblemBuffers = 20000;
 std::vector<std::unique_ptr<Placer>> GreedyPortfolio(const PlacementProblem& problem,
                                                      std::vector<FitPolicy> fits);
 
-// The best placement of the whole portfolio (both fit policies), on `threads` threads:
-// where the searches start. Out of time, it keeps what the first batch found.
+// The sweep (sweep.h, unless offsets are fixed) and the portfolio of both fit policies:
+// where the searches start, and what "auto" runs where the exact search does not.
+std::vector<std::unique_ptr<Placer>> StartingPortfolio(const PlacementProblem& problem);
+
+// The best placement of the starting portfolio, on `threads` threads. Out of time, it
+// keeps what the first batch found.
 Placement BestGreedyPlacement(const PlacementProblem& problem, int threads,
                               const Budget& budget);
 

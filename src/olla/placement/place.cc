@@ -15,6 +15,7 @@
 #include "olla/placement/greedy.h"
 #include "olla/placement/ilp.h"
 #include "olla/placement/sections.h"
+#include "olla/placement/sweep.h"
 
 namespace olla {
 namespace {
@@ -27,11 +28,14 @@ bool UseExact(const std::string& method, const PlacementProblem& problem) {
 
 Placement PlaceGreedily(const std::string& method, const PlacementProblem& problem,
                         int threads, const Budget& budget) {
-  std::vector<FitPolicy> fits = {FitPolicy::kBestFit, FitPolicy::kFirstFit};
-  if (method == "best-fit") fits = {FitPolicy::kBestFit};
-  if (method == "first-fit") fits = {FitPolicy::kFirstFit};
-  return BestOfPlacer(method, GreedyPortfolio(problem, fits), threads)
-      .Place(problem, budget);
+  if (method == "sweep") return SweepPlacer().Place(problem, budget);
+  if (method == "best-fit" || method == "first-fit") {
+    const FitPolicy fit =
+        method == "best-fit" ? FitPolicy::kBestFit : FitPolicy::kFirstFit;
+    return BestOfPlacer(method, GreedyPortfolio(problem, {fit}), threads)
+        .Place(problem, budget);
+  }
+  return BestGreedyPlacement(problem, threads, budget);
 }
 
 // Fitting a capacity: the greedy placers first, then (where the method allows) the

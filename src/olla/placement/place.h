@@ -4,11 +4,13 @@
 //
 // Methods:
 // - "best-fit", "first-fit": the best of the greedy orders with that fit (greedy.h).
+// - "sweep": the buffers in time order, each in the best-fitting gap (sweep.h):
+//   O(n log n), for the largest traces.
 // - "exact": the greedy placements, then the branch-and-bound search down towards the
 //   live-bytes bound (exact.h).
 // - "ilp": OLLA's location ILP on CBC from the best greedy start (ilp.h).
-// - "auto": exact wherever its memory stays modest (kMaxExactSectionSpans), else both
-//   greedy fits.
+// - "auto": exact wherever its memory stays modest (kMaxExactSectionSpans), else the
+//   sweep and both greedy fits.
 // With a capacity, Place decides whether everything fits: the greedy placers first
 // (usually enough), then the exact search where the method allows, which either finds
 // a placement or proves there is none (the result's lower bound then exceeds the
@@ -26,8 +28,8 @@
 
 namespace olla {
 
-inline constexpr const char* kPlacementMethods[] = {"auto", "best-fit", "first-fit",
-                                                    "exact", "ilp"};
+inline constexpr const char* kPlacementMethods[] = {"auto",  "best-fit", "first-fit",
+                                                    "sweep", "exact",    "ilp"};
 
 bool IsPlacementMethod(const std::string& method);
 

@@ -28,6 +28,12 @@ std::string EagerReportText(const Graph& graph, const EagerReport& r) {
   out += fmt::format("lower bound       {}\n", FormatBytes(b.best()));
   out += fmt::format("  forced live     {} at {}\n", FormatBytes(b.forced_live_bytes),
                      graph.Describe(b.forced_live_op));
+  if (!b.forced_live_complete()) {
+    out += fmt::format(
+        "                  (time limit: computed at {} of {} ops, from the highest eager "
+        "live bytes down; single-op footprints at the rest)\n",
+        b.forced_live_ops_computed, b.forced_live.size());
+  }
   out += fmt::format("  single op       {} at {}\n", FormatBytes(b.single_op_bytes),
                      graph.Describe(b.single_op));
   out += fmt::format("eager vs bound    eager peak is {} above the lower bound\n",
@@ -57,6 +63,7 @@ nlohmann::ordered_json EagerReportJson(const Graph& graph, const EagerReport& r)
   json["single_op_bound_op"] = graph.op(r.bounds.single_op).file_id;
   json["forced_live_bound_bytes"] = r.bounds.forced_live_bytes;
   json["forced_live_bound_op"] = graph.op(r.bounds.forced_live_op).file_id;
+  json["forced_live_ops_computed"] = r.bounds.forced_live_ops_computed;
   json["lower_bound_bytes"] = r.bounds.best();
   return json;
 }

@@ -53,6 +53,10 @@ class PieceSearch {
  private:
   bool OutOfBudget() {
     if (memo_.size() >= static_cast<size_t>(limits_.max_memo_states)) return true;
+    // Per state: the key's words and the hash node around them.
+    const auto state_bytes = static_cast<int64_t>(bits_.size() * sizeof(uint64_t) + 64);
+    if (static_cast<int64_t>(memo_.size()) * state_bytes >= limits_.max_memo_bytes)
+      return true;
     if (++nodes_ >= node_limit_) return true;
     if ((nodes_ & 1023) == 0 && budget_.OutOfTime()) return true;
     return false;

@@ -25,6 +25,9 @@ namespace olla {
 // gets at most max_nodes nodes of the budget (core/budget.h: work units are nodes).
 struct ExactSearchLimits {
   int64_t max_memo_states = 1'000'000;
+  // Each state's key holds a bit per free op: on a piece of 666,667 ops a million
+  // states would take 83 GB, so the memo also stops at this many bytes.
+  int64_t max_memo_bytes = int64_t{1} << 30;
   int64_t max_nodes = 20'000'000;
 };
 

@@ -40,13 +40,15 @@ Order AsLateAsPossible(const Graph& graph) {
 }
 
 std::vector<ScoredOrder> AllHeuristics(const MemoryModel& model,
-                                       const ScheduleRules& rules) {
+                                       const ScheduleRules& rules, const Budget& budget) {
   std::vector<ScoredOrder> orders = {EagerSchedule(model, rules)};
+  if (budget.OutOfTime()) return orders;
   const Timings timings(model, rules);
   Order late = FollowRules(model, timings, AsLateAsPossible(model.graph()));
   const int64_t late_peak = PeakOf(model, late);
   orders.push_back({"alap", std::move(late), late_peak});
   for (ListPolicy policy : kListPolicies) {
+    if (budget.OutOfTime()) break;
     Order order = ListSchedule(model, timings, policy);
     const int64_t peak = PeakOf(model, order);
     orders.push_back({ListPolicyName(policy), std::move(order), peak});
@@ -54,8 +56,9 @@ std::vector<ScoredOrder> AllHeuristics(const MemoryModel& model,
   return orders;
 }
 
-ScoredOrder BestHeuristic(const MemoryModel& model, const ScheduleRules& rules) {
-  std::vector<ScoredOrder> orders = AllHeuristics(model, rules);
+ScoredOrder BestHeuristic(const MemoryModel& model, const ScheduleRules& rules,
+                          const Budget& budget) {
+  std::vector<ScoredOrder> orders = AllHeuristics(model, rules, budget);
   size_t best = 0;
   for (size_t i = 1; i < orders.size(); ++i) {
     if (orders[i].peak_bytes < orders[best].peak_bytes) best = i;

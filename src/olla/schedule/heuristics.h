@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "olla/core/budget.h"
 #include "olla/graph/order.h"
 #include "olla/schedule/executor.h"
 #include "olla/schedule/memory_state.h"
@@ -27,11 +28,14 @@ ScoredOrder EagerSchedule(const MemoryModel& model, const ScheduleRules& rules);
 Order AsLateAsPossible(const Graph& graph);
 
 // Eager, as late as possible ("alap") and every list policy, in that order
-// (list_scheduler.h), under `rules`.
+// (list_scheduler.h), under `rules`. Each takes a second or two at a million ops: past
+// the budget's deadline the rest are skipped (eager always runs).
 std::vector<ScoredOrder> AllHeuristics(const MemoryModel& model,
-                                       const ScheduleRules& rules);
+                                       const ScheduleRules& rules,
+                                       const Budget& budget = Budget());
 
 // The one with the smallest peak (the first on ties).
-ScoredOrder BestHeuristic(const MemoryModel& model, const ScheduleRules& rules);
+ScoredOrder BestHeuristic(const MemoryModel& model, const ScheduleRules& rules,
+                          const Budget& budget = Budget());
 
 }  // namespace olla

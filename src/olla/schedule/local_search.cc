@@ -60,8 +60,18 @@ class Search {
     }
     position_.assign(static_cast<size_t>(model.graph().num_ops()), -1);
     Reindex(0, static_cast<int32_t>(sequence_.size()));
-    checkpoint_every_ =
-        std::max<int32_t>(16, static_cast<int32_t>(std::sqrt(sequence_.size())));
+    // About sqrt(n) checkpoints, each a copy of the executor (O(ops + buffers)), but
+    // never more than kCheckpointBytes in all: at a million ops sqrt(n) of them would
+    // take 16 GB.
+    const Graph& graph = model.graph();
+    const int64_t executor_bytes =
+        32 * (int64_t{graph.num_ops()} + graph.num_buffers()) + 1024;
+    const int64_t most_checkpoints =
+        std::max<int64_t>(1, kCheckpointBytes / executor_bytes);
+    const auto free_ops = static_cast<int64_t>(sequence_.size());
+    checkpoint_every_ = static_cast<int32_t>(
+        std::max({int64_t{16}, static_cast<int64_t>(std::sqrt(free_ops)),
+                  free_ops / most_checkpoints + 1}));
     peak_ = Evaluate(0, INT64_MAX);
     best_peak_ = peak_;
     best_ = sequence_;
@@ -234,6 +244,7 @@ class Search {
   const Windows windows_;
   std::vector<OpId> sequence_;
   std::vector<int32_t> position_;
+  static constexpr int64_t kCheckpointBytes = int64_t{1} << 30;
   int32_t checkpoint_every_ = 64;
   std::vector<Checkpoint>
       checkpoints_;  // checkpoints_[k]: state before position k * every.

@@ -27,12 +27,14 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
   OLLA_CHECK(options.forced_live.empty() ||
                  options.forced_live.size() == static_cast<size_t>(graph.num_ops()),
              "forced_live must hold one value per op");
+  // The bound may take a quarter of the budget; past it, it is weaker but valid.
   const std::vector<int64_t> forced_live =
-      options.forced_live.empty() ? ForcedLiveBytes(graph) : options.forced_live;
+      options.forced_live.empty() ? ComputeForcedLive(graph, budget.Split(0.25)).bytes
+                                  : options.forced_live;
   result.lower_bound_bytes = *std::max_element(forced_live.begin(), forced_live.end());
 
   ScoredOrder chosen = method == "eager" ? EagerSchedule(model, options.rules)
-                                         : BestHeuristic(model, options.rules);
+                                         : BestHeuristic(model, options.rules, budget);
   result.best_heuristic = chosen.method;
   result.best_heuristic_peak_bytes = chosen.peak_bytes;
   if ((method == "dp" || method == "auto") &&

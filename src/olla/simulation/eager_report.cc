@@ -7,7 +7,7 @@
 
 namespace olla {
 
-EagerReport SimulateEager(const Graph& graph) {
+EagerReport SimulateEager(const Graph& graph, const Budget& budget) {
   EagerReport report;
   report.graph_name = graph.name();
   report.ops = graph.num_ops();
@@ -26,7 +26,7 @@ EagerReport SimulateEager(const Graph& graph) {
   report.peak_op = timeline.peak_op;
 
   report.allocator = ReplayCachingAllocator(graph, eager, lifetimes);
-  report.bounds = ComputeLowerBounds(graph);
+  report.bounds = ComputeLowerBounds(graph, budget);
   return report;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "olla/analysis/lower_bounds.h"
+#include "olla/core/budget.h"
 #include "olla/graph/graph.h"
 #include "olla/simulation/allocator_replay.h"
 
@@ -32,6 +33,8 @@ struct EagerReport {
   LowerBounds bounds;
 };
 
-EagerReport SimulateEager(const Graph& graph);
+// The bounds' costly part (the forced-live set) stops at the budget's deadline with
+// what it has (analysis/lower_bounds.h); everything else is linear and always done.
+EagerReport SimulateEager(const Graph& graph, const Budget& budget = Budget());
 
 }  // namespace olla
