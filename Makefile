@@ -1,7 +1,7 @@
 # olla: the two commands of README.md, and the steps they are made of.
-#   make demo   install dependencies, build, and plan the bundled OLLA Figure 3 example
+#   make demo   install dependencies, build, and optimize the zoo's resnet18 training step
 #   make test   install dependencies, build, and run every test (ctest, ASan+UBSan ctest,
-#               pytest)
+#               the fuzz targets briefly, pytest)
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
@@ -9,8 +9,8 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 OLLA = $(BUILD)/bin/olla
 
-.PHONY: all deps build python-path demo test test-cpp test-sanitize test-python bench format \
-  clean
+.PHONY: all deps build python-path demo test test-cpp test-sanitize test-fuzz test-python \
+  bench fuzz format clean
 
 all: build
 
@@ -30,7 +30,7 @@ python-path: deps
 demo: build
 	@bash scripts/demo.sh $(OLLA)
 
-test: test-cpp test-sanitize test-python
+test: test-cpp test-sanitize test-fuzz test-python
 
 test-cpp: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -40,6 +40,15 @@ test-sanitize: deps
 	  -DOLLA_BUILD_BENCH=OFF -DOLLA_BUILD_PYTHON=OFF >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
+
+# The libFuzzer targets (fuzz/, clang, ASan+UBSan): a few seconds each in `make test`,
+# so they keep building and running; `make fuzz` runs each for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+test-fuzz: deps
+	@bash scripts/fuzz.sh 5
+
+fuzz: deps
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # pytest exits 5 when it collects no test; that is not a failure of the suite.
 test-python: build
@@ -52,4 +61,4 @@ format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) build-fuzz

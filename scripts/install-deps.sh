@@ -10,6 +10,8 @@ set -euo pipefail
 packages=(
   # Toolchain and build.
   build-essential cmake pkg-config clang-format
+  # The fuzz targets: clang with libFuzzer and the sanitizer runtimes.
+  clang libclang-rt-14-dev
   # C++ libraries.
   coinor-libcbc-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev pybind11-dev

@@ -7,7 +7,8 @@ import sys
 from conftest import ROOT
 
 SOURCES = ["python", "tests/python", "scripts/capture-zoo", "bench/capture_peaks.py",
-           "bench/random_placement.py", "bench/schedule.py", "bench/zoo.py", "examples"]
+           "bench/random_placement.py", "bench/schedule.py", "bench/zoo.py", "bench/scale.py",
+           "examples"]
 
 
 def test_pyflakes_finds_nothing():
