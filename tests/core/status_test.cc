@@ -32,6 +32,14 @@ TEST(StatusTest, WithContextPrefixesErrorsOnly) {
   EXPECT_EQ(NotFound("x").WithContext("f").code(), StatusCode::kNotFound);
 }
 
+TEST(StatusTest, MessagesAreOneLineWhateverTheyQuote) {
+  const Status status = InvalidInput("unknown field 'a\nb\tc\x1b[31m\x7f'");
+  EXPECT_EQ(status.message(), "unknown field 'a\\x0ab\\x09c\\x1b[31m\\x7f'");
+  EXPECT_EQ(status.WithContext("f\r.json").message(),
+            "f\\x0d.json: unknown field 'a\\x0ab\\x09c\\x1b[31m\\x7f'");
+  EXPECT_EQ(Internal("plain").message(), "plain");
+}
+
 TEST(StatusOrTest, CarriesValueOrError) {
   EXPECT_EQ(*Quarter(8), 2);
   const StatusOr<int> odd = Quarter(6);

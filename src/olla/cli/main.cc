@@ -15,29 +15,8 @@
 
 namespace olla::cli {
 
-namespace {
-
-// One line of plain text, whatever the message holds: names from a graph or a CSV may
-// carry newlines, carriage returns, escape sequences or NUL bytes; they are written as
-// \xNN so they can neither break the line nor drive the terminal.
-std::string OneLine(std::string_view message) {
-  std::string out;
-  out.reserve(message.size());
-  for (const char c : message) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 int ReportError(const Status& status) {
-  std::cerr << "olla: " << OneLine(status.message()) << "\n";
+  std::cerr << "olla: " << status.message() << "\n";  // One line (core/status.h).
   return ExitCodeFor(status);
 }
 

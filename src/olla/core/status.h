@@ -7,6 +7,7 @@
 // a Status error.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,11 +23,37 @@ enum class StatusCode {
   kInternal,      // A bug in olla, reported rather than crashing.
 };
 
+// `text` as one line of plain text: control characters (from names in a graph or a
+// CSV: newlines, carriage returns, escape sequences, NUL) become \xNN, so that a
+// message can neither break its line nor drive a terminal.
+inline std::string OneLine(std::string text) {
+  if (std::none_of(text.begin(), text.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      })) {
+    return text;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
+  // The message is kept as one line (OneLine), whatever user text it quotes.
   Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+      : code_(code), message_(OneLine(std::move(message))) {}
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
