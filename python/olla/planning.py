@@ -11,8 +11,17 @@ RuntimeError. The solve runs without holding the GIL.
 
 import json
 import os
+import sys
 
 from . import _olla
+
+# Python runs threads (torch's pools among them), so a CBC solve cannot fork safely:
+# it starts this interpreter as a worker instead (solver/isolated_solver.h).
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_olla.set_milp_worker([
+    sys.executable, "-c",
+    f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); from olla import _olla; "
+    f"raise SystemExit(_olla._milp_worker())"])
 
 
 class Plan:

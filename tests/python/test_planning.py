@@ -85,3 +85,44 @@ def test_the_option_table_is_the_clis():
     assert names[:2] == ["time_limit", "work_limit"]
     assert "joint" in next(o for o in olla.options() if o["name"] == "schedule_method")[
         "choices"]
+
+
+def staircase_graph():
+    """A chain of five ops whose buffers have examples/placement/staircase.csv's
+    lifetimes: every greedy placement needs 64 bytes, the location ILP finds 60."""
+    lifetimes = {"a": (3, 6, 16), "b": (2, 3, 32), "c": (4, 6, 20), "d": (1, 4, 16),
+                 "e": (4, 5, 24)}
+    buffers = [{"id": i, "name": name, "size": size}
+               for i, (name, (_, _, size)) in enumerate(lifetimes.items())]
+    ops = []
+    for step in range(1, 6):
+        allocates = [i for i, (start, _, _) in enumerate(lifetimes.values()) if start == step]
+        uses = [i for i, (start, end, _) in enumerate(lifetimes.values())
+                if end - 1 == step and start != step]
+        ops.append({"id": step, "name": f"op{step}", "allocates": allocates, "uses": uses})
+    return {"format": "olla.graph", "version": 1, "name": "staircase", "buffers": buffers,
+            "ops": ops, "precedence": [[k, k + 1] for k in range(1, 5)]}
+
+
+def test_ilp_solves_from_a_threaded_process_run_in_a_worker():
+    """Python runs threads (torch's pools, and one of ours here), where forking a CBC
+    solve is unsafe: the solve runs in a worker process of this interpreter, and finds
+    what the greedy placements cannot."""
+    import threading
+    import torch  # noqa: F401 (its thread pools are part of the point)
+
+    greedy = olla.optimize_graph(staircase_graph(), alignment=4, placement_method="best-fit",
+                                 work_limit=100_000)
+    assert greedy.arena_bytes == 64
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait)
+    worker.start()
+    try:
+        assert threading.active_count() > 1
+        plan = olla.optimize_graph(staircase_graph(), alignment=4, placement_method="ilp",
+                                   work_limit=100_000)
+    finally:
+        stop.set()
+        worker.join()
+    assert plan.arena_bytes == 60
+    assert plan.report["placement_method"] == "ilp"

@@ -2,8 +2,11 @@
 // solver that dies into "no solution" with the reason, in the parent still running.
 #include "olla/solver/isolated_solver.h"
 
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -108,6 +111,76 @@ TEST(IsolatedSolverTest, AnEarlyExitCostsOnlyTheSolve) {
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->conclusion, MilpConclusion::kNoSolution);
   EXPECT_THAT(result->failure, HasSubstr("scripted exited with status 3"));
+}
+
+// Keeps a second thread alive for its lifetime: the process is then one that must not
+// fork a solver (Python with torch's thread pools is).
+class SecondThread {
+ public:
+  SecondThread()
+      : thread_([this] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          done_.wait(lock, [this] { return stop_; });
+        }) {}
+  ~SecondThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    done_.notify_one();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// max 3a + 2b + 4c with a + b + c <= 2: a and c.
+MilpModel SmallKnapsack() {
+  MilpModel model;
+  const int32_t a = model.AddBinary("a", 3);
+  const int32_t b = model.AddBinary("b", 2);
+  const int32_t c = model.AddBinary("c", 4);
+  model.AddConstraint("two", {{a, 1}, {b, 1}, {c, 1}}, -kInfinity, 2);
+  model.set_maximize(true);
+  return model;
+}
+
+TEST(IsolatedSolverTest, FromAThreadedProcessAWorkerProcessSolves) {
+  const SecondThread second;
+  MilpOptions options;
+  options.max_nodes = 1000;
+  options.start = std::vector<double>{0.0, 1.0, 1.0};
+  const StatusOr<MilpResult> expected = MakeCbcSolver()->Solve(SmallKnapsack(), options);
+  ASSERT_TRUE(expected.ok());
+
+  SetMilpWorkerCommand({OLLA_BINARY, "__milp-worker"});
+  const StatusOr<MilpResult> worker =
+      MakeDefaultMilpSolver()->Solve(SmallKnapsack(), options);
+  ASSERT_TRUE(worker.ok());
+  EXPECT_TRUE(worker->failure.empty()) << worker->failure;
+  EXPECT_EQ(worker->conclusion, MilpConclusion::kOptimal);
+  EXPECT_EQ(worker->values, expected->values);
+  EXPECT_EQ(worker->objective, 7.0);
+
+  // The worker is what runs: one that dies costs the solve, and the start stands.
+  SetMilpWorkerCommand({"/bin/false"});
+  const StatusOr<MilpResult> died =
+      MakeDefaultMilpSolver()->Solve(SmallKnapsack(), options);
+  ASSERT_TRUE(died.ok());
+  EXPECT_THAT(died->failure, HasSubstr("exited with status 1"));
+  EXPECT_EQ(died->values, *options.start);
+
+  // A worker that cannot start: the solve runs in this process.
+  SetMilpWorkerCommand({"/nonexistent/olla-worker"});
+  const StatusOr<MilpResult> here =
+      MakeDefaultMilpSolver()->Solve(SmallKnapsack(), options);
+  ASSERT_TRUE(here.ok());
+  EXPECT_EQ(here->values, expected->values);
+  SetMilpWorkerCommand({});
 }
 
 }  // namespace

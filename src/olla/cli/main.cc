@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
 #include "olla/core/version.h"
+#include "olla/solver/isolated_solver.h"
 
 namespace olla::cli {
 
@@ -25,8 +27,14 @@ namespace {
 // A failed internal check has printed its message; exit with the documented code.
 void OnAbort(int) { _exit(kExitInternal); }
 
+// The hidden first argument that makes olla a MILP worker (solver/isolated_solver.h):
+// how a solve from a threaded olla gets its own process.
+constexpr const char* kMilpWorker = "__milp-worker";
+
 int Main(int argc, char** argv) {
   std::signal(SIGABRT, OnAbort);
+  if (argc == 2 && std::string_view(argv[1]) == kMilpWorker) return RunMilpWorker();
+  SetMilpWorkerCommand({"/proc/self/exe", kMilpWorker});
   CLI::App app(
       "olla: memory planning for neural-network training graphs.\n"
       "Orders the ops of one training step and places every tensor in one arena.",

@@ -18,6 +18,7 @@
 #include "olla/report/summaries.h"
 #include "olla/report/svg.h"
 #include "olla/simulation/eager_report.h"
+#include "olla/solver/isolated_solver.h"
 
 namespace py = pybind11;
 
@@ -98,4 +99,8 @@ PYBIND11_MODULE(_olla, module) {
              py::arg("options"));
   module.def("simulate", &olla::PySimulate, py::arg("source"), py::arg("from_file"));
   module.def("option_table", &olla::PyOptionTable);
+  // Solves from a process with threads run in a worker process started with this
+  // command (solver/isolated_solver.h); planning.py registers the interpreter.
+  module.def("set_milp_worker", &olla::SetMilpWorkerCommand, py::arg("command"));
+  module.def("_milp_worker", &olla::RunMilpWorker);
 }

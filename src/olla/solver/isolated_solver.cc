@@ -6,14 +6,20 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <dirent.h>
 #include <poll.h>
+#include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;
 
 namespace olla {
 namespace {
@@ -34,10 +40,13 @@ class Writer {
     Add(static_cast<uint64_t>(text.size()));
     Add(text.data(), text.size());
   }
-  bool WriteTo(int fd) const {
+  // To a pipe (write) or a socket (send without SIGPIPE, should the peer be gone).
+  bool WriteTo(int fd, bool socket = false) const {
     size_t done = 0;
     while (done < buffer_.size()) {
-      const ssize_t n = write(fd, buffer_.data() + done, buffer_.size() - done);
+      const ssize_t n =
+          socket ? send(fd, buffer_.data() + done, buffer_.size() - done, MSG_NOSIGNAL)
+                 : write(fd, buffer_.data() + done, buffer_.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
       done += static_cast<size_t>(n);
@@ -116,6 +125,76 @@ std::optional<StatusOr<MilpResult>> Decode(Reader in) {
   return StatusOr<MilpResult>(std::move(result));
 }
 
+// The request, parent to worker: the model and the options.
+void EncodeRequest(const MilpModel& model, const MilpOptions& options, Writer& out) {
+  out.Add(static_cast<uint8_t>(model.maximize()));
+  out.Add(static_cast<uint64_t>(model.variables().size()));
+  for (const MilpVariable& v : model.variables()) {
+    out.Add(v.name);
+    out.Add(v.lower);
+    out.Add(v.upper);
+    out.Add(v.objective);
+    out.Add(static_cast<uint8_t>(v.integer));
+  }
+  out.Add(static_cast<uint64_t>(model.constraints().size()));
+  for (const MilpConstraint& c : model.constraints()) {
+    out.Add(c.name);
+    out.Add(c.lower);
+    out.Add(c.upper);
+    out.Add(static_cast<uint64_t>(c.terms.size()));
+    out.Add(c.terms.data(), c.terms.size() * sizeof(MilpTerm));
+  }
+  out.Add(options.time_limit_seconds);
+  out.Add(options.max_nodes);
+  out.Add(options.relative_gap);
+  out.Add(static_cast<int32_t>(options.threads));
+  out.Add(static_cast<uint8_t>(options.start.has_value()));
+  if (options.start) {
+    out.Add(static_cast<uint64_t>(options.start->size()));
+    out.Add(options.start->data(), options.start->size() * sizeof(double));
+  }
+}
+
+bool DecodeRequest(Reader in, MilpModel& model, MilpOptions& options) {
+  uint8_t flag = 0;
+  uint64_t count = 0;
+  if (!in.Take(flag) || !in.Take(count)) return false;
+  model.set_maximize(flag != 0);
+  for (uint64_t i = 0; i < count; ++i) {
+    MilpVariable v;
+    uint8_t integer = 0;
+    if (!in.Take(v.name) || !in.Take(v.lower) || !in.Take(v.upper) ||
+        !in.Take(v.objective) || !in.Take(integer)) {
+      return false;
+    }
+    model.AddVariable(std::move(v.name), v.lower, v.upper, v.objective, integer != 0);
+  }
+  if (!in.Take(count)) return false;
+  for (uint64_t i = 0; i < count; ++i) {
+    MilpConstraint c;
+    uint64_t terms = 0;
+    if (!in.Take(c.name) || !in.Take(c.lower) || !in.Take(c.upper) || !in.Take(terms) ||
+        terms > in.left() / sizeof(MilpTerm)) {
+      return false;
+    }
+    c.terms.resize(terms);
+    if (!in.Take(c.terms.data(), terms * sizeof(MilpTerm))) return false;
+    model.AddConstraint(std::move(c.name), std::move(c.terms), c.lower, c.upper);
+  }
+  int32_t threads = 1;
+  if (!in.Take(options.time_limit_seconds) || !in.Take(options.max_nodes) ||
+      !in.Take(options.relative_gap) || !in.Take(threads) || !in.Take(flag)) {
+    return false;
+  }
+  options.threads = threads;
+  if (flag != 0) {
+    if (!in.Take(count) || count > in.left() / sizeof(double)) return false;
+    options.start.emplace(count);
+    if (!in.Take(options.start->data(), count * sizeof(double))) return false;
+  }
+  return in.AtEnd();
+}
+
 // Everything the child writes until it closes the pipe, or nullopt when `deadline`
 // passes first.
 std::optional<std::vector<char>> ReadUntil(
@@ -175,6 +254,79 @@ MilpResult Failed(const MilpModel& model, const MilpOptions& options,
   return result;
 }
 
+// The threads of this process, from /proc/self/task (0 when it cannot be read).
+int CountThreads() {
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return 0;
+  int threads = 0;
+  while (const dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] != '.') ++threads;
+  }
+  closedir(dir);
+  return threads;
+}
+
+std::mutex worker_mutex;
+std::vector<std::string> worker_command;  // Empty: none registered.
+
+std::vector<std::string> WorkerCommand() {
+  std::lock_guard<std::mutex> lock(worker_mutex);
+  return worker_command;
+}
+
+// The worker's socket is this descriptor in the worker (0-2 stay the caller's).
+constexpr int kWorkerFd = 3;
+
+// What a child (forked or spawned) left: its bytes, or the reason it gave none.
+StatusOr<MilpResult> Collect(const MilpSolver& inner, const MilpModel& model,
+                             const MilpOptions& options, pid_t child, int fd) {
+  const std::optional<std::vector<char>> bytes = ReadUntil(fd, AnswerDeadline(options));
+  close(fd);
+  if (!bytes) kill(child, SIGKILL);  // Past its time: the start stands.
+  int wait_status = 0;
+  while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  if (!bytes) {
+    return Failed(model, options,
+                  inner.name() + " stopped: no answer within its time limit");
+  }
+  const bool clean = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
+  std::optional<StatusOr<MilpResult>> decoded = Decode(Reader(*bytes));
+  if (clean && decoded) return std::move(*decoded);
+  return Failed(model, options, inner.name() + " " + DescribeExit(wait_status));
+}
+
+// A fresh worker process (fork and exec: safe from a threaded process), sent the model
+// over a socket; nullopt when it cannot be started.
+std::optional<StatusOr<MilpResult>> SolveInWorker(const MilpSolver& inner,
+                                                  const std::vector<std::string>& command,
+                                                  const MilpModel& model,
+                                                  const MilpOptions& options) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], kWorkerFd);  // Clears CLOEXEC.
+  std::vector<char*> argv;
+  for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  pid_t child = 0;
+  const int spawned =
+      posix_spawn(&child, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    return std::nullopt;
+  }
+  Writer request;
+  EncodeRequest(model, options, request);
+  // A worker that died before reading shows as a failure below, not as SIGPIPE here.
+  request.WriteTo(fds[0], /*socket=*/true);
+  shutdown(fds[0], SHUT_WR);
+  return Collect(inner, model, options, child, fds[0]);
+}
+
 class IsolatedSolver : public MilpSolver {
  public:
   explicit IsolatedSolver(std::unique_ptr<MilpSolver> inner) : inner_(std::move(inner)) {}
@@ -183,6 +335,17 @@ class IsolatedSolver : public MilpSolver {
 
   StatusOr<MilpResult> Solve(const MilpModel& model,
                              const MilpOptions& options) override {
+    // fork copies one thread: with others running, a lock one of them held would stay
+    // locked in the child. Then a worker process is started instead, where the host
+    // registered one (the CLI, the Python module).
+    if (CountThreads() != 1) {
+      const std::vector<std::string> command = WorkerCommand();
+      if (!command.empty()) {
+        if (auto solved = SolveInWorker(*inner_, command, model, options))
+          return std::move(*solved);
+      }
+      return inner_->Solve(model, options);  // No worker: here, unguarded.
+    }
     // Without a child process (no pipe, no fork), the solve runs here, unguarded.
     int fds[2];
     if (pipe(fds) != 0) return inner_->Solve(model, options);
@@ -203,21 +366,7 @@ class IsolatedSolver : public MilpSolver {
       _exit(out.WriteTo(fds[1]) ? 0 : 1);
     }
     close(fds[1]);
-    const std::optional<std::vector<char>> bytes =
-        ReadUntil(fds[0], AnswerDeadline(options));
-    close(fds[0]);
-    if (!bytes) kill(child, SIGKILL);  // Past its time: the start stands.
-    int wait_status = 0;
-    while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
-    }
-    if (!bytes) {
-      return Failed(model, options,
-                    inner_->name() + " stopped: no answer within its time limit");
-    }
-    const bool clean = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
-    std::optional<StatusOr<MilpResult>> decoded = Decode(Reader(*bytes));
-    if (clean && decoded) return std::move(*decoded);
-    return Failed(model, options, inner_->name() + " " + DescribeExit(wait_status));
+    return Collect(*inner_, model, options, child, fds[0]);
   }
 
  private:
@@ -228,6 +377,29 @@ class IsolatedSolver : public MilpSolver {
 
 std::unique_ptr<MilpSolver> MakeIsolatedSolver(std::unique_ptr<MilpSolver> inner) {
   return std::make_unique<IsolatedSolver>(std::move(inner));
+}
+
+void SetMilpWorkerCommand(std::vector<std::string> command) {
+  std::lock_guard<std::mutex> lock(worker_mutex);
+  worker_command = std::move(command);
+}
+
+int RunMilpWorker() {
+  std::vector<char> bytes;
+  char chunk[1 << 16];
+  while (true) {
+    const ssize_t n = read(kWorkerFd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return 1;
+    if (n == 0) break;
+    bytes.insert(bytes.end(), chunk, chunk + n);
+  }
+  MilpModel model;
+  MilpOptions options;
+  if (!DecodeRequest(Reader(std::move(bytes)), model, options)) return 1;
+  Writer out;
+  Encode(MakeCbcSolver()->Solve(model, options), out);
+  return out.WriteTo(kWorkerFd, /*socket=*/true) ? 0 : 1;
 }
 
 std::unique_ptr<MilpSolver> MakeDefaultMilpSolver() {
