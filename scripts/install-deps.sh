@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev
   # C++ libraries.
   coinor-libcbc-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  libboost-graph-dev
   libgtest-dev libgmock-dev libbenchmark-dev pybind11-dev
   # Python layer and its tests (run with /usr/bin/python3).
   python3 python3-dev python3-pytest python3-pyflakes

@@ -109,18 +109,20 @@ def test_ilp_solves_from_a_threaded_process_run_in_a_worker():
     solve is unsafe: the solve runs in a worker process of this interpreter, and finds
     what the greedy placements cannot."""
     import threading
-    import torch  # noqa: F401 (its thread pools are part of the point)
+    import torch
 
-    greedy = olla.optimize_graph(staircase_graph(), alignment=4, placement_method="best-fit",
-                                 work_limit=100_000)
+    torch.set_num_threads(2)  # Its thread pools are part of the point.
+
+    greedy = olla.optimize_graph(staircase_graph(), work_limit=100_000,
+                                 alignment=4, placement_method="best-fit")
     assert greedy.arena_bytes == 64
     stop = threading.Event()
     worker = threading.Thread(target=stop.wait)
     worker.start()
     try:
         assert threading.active_count() > 1
-        plan = olla.optimize_graph(staircase_graph(), alignment=4, placement_method="ilp",
-                                   work_limit=100_000)
+        plan = olla.optimize_graph(staircase_graph(), work_limit=100_000,
+                                   alignment=4, placement_method="ilp")
     finally:
         stop.set()
         worker.join()

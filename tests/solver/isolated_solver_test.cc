@@ -174,7 +174,7 @@ TEST(IsolatedSolverTest, FromAThreadedProcessAWorkerProcessSolves) {
   EXPECT_THAT(died->failure, HasSubstr("exited with status 1"));
   EXPECT_EQ(died->values, *options.start);
 
-  // A worker that cannot start: the solve runs in this process.
+  // A worker that cannot start: the solve falls back to a forked child.
   SetMilpWorkerCommand({"/nonexistent/olla-worker"});
   const StatusOr<MilpResult> here =
       MakeDefaultMilpSolver()->Solve(SmallKnapsack(), options);

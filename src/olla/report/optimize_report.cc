@@ -157,6 +157,7 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResu
         Saving(r.reordered.reserved_peak_bytes, r.eager.allocator.reserved_peak_bytes);
     json["schedule_method"] = r.schedule.method;
     json["updates_rule_dropped"] = r.schedule.updates_rule_dropped;
+    json["bound_method"] = r.schedule.bound_method;
     json["placement_method"] = r.placement.method;
     json["plan_method"] = r.plan->provenance.method;
   }

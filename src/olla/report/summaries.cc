@@ -143,6 +143,11 @@ std::string ScheduleSummaryText(const ScheduleResult& result, double seconds) {
     text += fmt::format("pieces {} (largest {} ops), {} solved exactly\n",
                         result.pieces.size(), largest, exact);
   }
+  if (result.bound_method != "forced-live" || result.min_cut_ops > 0) {
+    text += fmt::format(
+        "bound by {}{}\n", result.bound_method,
+        result.min_cut_ops > 0 ? fmt::format(" ({} ops cut)", result.min_cut_ops) : "");
+  }
   if (result.ilp && !result.ilp->solver_failure.empty()) {
     text += "ILP solve lost (" + result.ilp->solver_failure + "); its start stands\n";
   }
@@ -160,6 +165,8 @@ nlohmann::ordered_json ScheduleSummaryJson(const Graph& graph,
   json["best_heuristic"] = result.best_heuristic;
   json["best_heuristic_peak_live_bytes"] = result.best_heuristic_peak_bytes;
   json["lower_bound_bytes"] = result.lower_bound_bytes;
+  json["bound_method"] = result.bound_method;
+  json["min_cut_ops"] = result.min_cut_ops;
   json["gap"] = Gap(result.peak_bytes, result.lower_bound_bytes);
   json["optimal"] = result.optimal;
   json["below_eager"] = Saving(result.peak_bytes, result.eager_peak_bytes);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "olla/analysis/lifetimes.h"
 #include "olla/analysis/lower_bounds.h"
+#include "olla/analysis/min_cut_bound.h"
+#include "olla/analysis/timeline.h"
 #include "olla/analysis/topology.h"
 #include "olla/core/names.h"
 #include "olla/graph/pinned.h"
@@ -50,7 +53,10 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
     const int64_t peak = PeakOf(model, pieces.order);
     for (const PieceOutcome& piece : pieces.pieces)
       result.pieces.push_back({piece.free_ops, piece.method, piece.optimal});
-    result.lower_bound_bytes = std::max(result.lower_bound_bytes, pieces.proven_bound);
+    if (pieces.proven_bound > result.lower_bound_bytes) {
+      result.lower_bound_bytes = pieces.proven_bound;
+      result.bound_method = "pieces";
+    }
     if (peak < chosen.peak_bytes) chosen = {"dp", std::move(pieces.order), peak};
   }
   if (method == "ilp") {
@@ -66,11 +72,31 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
       const int64_t peak = PeakOf(model, order);
       if (peak < chosen.peak_bytes) chosen = {"ilp", std::move(order), peak};
       // One op per step is the memory model exactly: its bound holds for every order.
-      if (ilp.horizon == IlpHorizon::kOneOpPerStep)
-        result.lower_bound_bytes =
-            std::max(result.lower_bound_bytes, solved.model_bound_bytes);
+      if (ilp.horizon == IlpHorizon::kOneOpPerStep &&
+          solved.model_bound_bytes > result.lower_bound_bytes) {
+        result.lower_bound_bytes = solved.model_bound_bytes;
+        result.bound_method = "ilp";
+      }
     }
     result.ilp = std::move(solved);
+  }
+  if ((method == "auto" || method == "local" || method == "dp") &&
+      chosen.peak_bytes > result.lower_bound_bytes && !budget.Exhausted()) {
+    // Cuts at the ops where the incumbent is above the bound (analysis/min_cut_bound.h).
+    const MemoryTimeline timeline =
+        ComputeTimeline(graph, chosen.order, ComputeLifetimes(graph, chosen.order));
+    std::vector<int64_t> live(static_cast<size_t>(graph.num_ops()), 0);
+    for (int32_t step = 0; step < chosen.order.size(); ++step) {
+      live[chosen.order.ops[static_cast<size_t>(step)].index()] =
+          timeline.live_bytes[static_cast<size_t>(step)];
+    }
+    const MinCutResult cut = MinCutBound(graph, live, result.lower_bound_bytes,
+                                         chosen.peak_bytes, budget.Split(0.25));
+    if (cut.bound_bytes > result.lower_bound_bytes) {
+      result.lower_bound_bytes = cut.bound_bytes;
+      result.bound_method = "min-cut";
+    }
+    result.min_cut_ops = cut.ops_computed;
   }
   const bool settled = chosen.peak_bytes <= result.lower_bound_bytes;
   if ((method == "local" || method == "auto") && !settled) {

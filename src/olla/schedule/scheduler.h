@@ -64,7 +64,11 @@ struct ScheduleResult {
   int64_t best_heuristic_peak_bytes = 0;
   std::string best_heuristic;
   int64_t lower_bound_bytes = 0;  // No order under the rules peaks lower.
-  bool optimal = false;           // Proven: no order under the rules peaks lower.
+  // What proved lower_bound_bytes: "forced-live", "pieces" (the exact search per
+  // piece), "ilp", or "min-cut" (analysis/min_cut_bound.h); min_cut_ops: the ops cut.
+  std::string bound_method = "forced-live";
+  int32_t min_cut_ops = 0;
+  bool optimal = false;  // Proven: no order under the rules peaks lower.
   // The updates rule made the eager order peak higher, so the search ran without it
   // (scheduler.cc): the order need not run updates as soon as ready.
   bool updates_rule_dropped = false;

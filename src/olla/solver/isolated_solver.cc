@@ -337,14 +337,13 @@ class IsolatedSolver : public MilpSolver {
                              const MilpOptions& options) override {
     // fork copies one thread: with others running, a lock one of them held would stay
     // locked in the child. Then a worker process is started instead, where the host
-    // registered one (the CLI, the Python module).
-    if (CountThreads() != 1) {
-      const std::vector<std::string> command = WorkerCommand();
-      if (!command.empty()) {
-        if (auto solved = SolveInWorker(*inner_, command, model, options))
-          return std::move(*solved);
-      }
-      return inner_->Solve(model, options);  // No worker: here, unguarded.
+    // registered one (the CLI, the Python module). Without one, fork as before: every
+    // process that links CBC has OpenBLAS's idle pool threads (they start when the
+    // library loads), and forking past those has always held.
+    if (const std::vector<std::string> command = WorkerCommand();
+        !command.empty() && CountThreads() != 1) {
+      if (auto solved = SolveInWorker(*inner_, command, model, options))
+        return std::move(*solved);
     }
     // Without a child process (no pipe, no fork), the solve runs here, unguarded.
     int fds[2];

@@ -7,12 +7,13 @@
 // back through a pipe; when it dies instead, `failure` says how, and the result is the
 // caller's start when it is feasible (FallBackToStart), else "no solution".
 //
-// The child is a fork while the process runs one thread. With more (Python with
-// torch's thread pools), fork is unsafe (it copies one thread, and a lock another held
-// would stay locked in the child), so a fresh worker process is started with the
-// command the host registered (SetMilpWorkerCommand: the CLI runs itself with a hidden
-// subcommand, the Python module its interpreter), and the model travels over a socket.
-// With no command registered the solve runs in process, unguarded.
+// With threads running (Python with torch's pools; every process that links CBC has
+// OpenBLAS's), fork is unsafe in principle (it copies one thread, and a lock another
+// held would stay locked in the child), so where the host registered a worker command
+// (SetMilpWorkerCommand: the CLI runs itself with a hidden subcommand, the Python
+// module its interpreter) a fresh worker process is started with it and the model
+// travels over a socket. Otherwise (one thread, or no command: the tests) the child
+// is a fork; a worker that cannot start falls back to one as well.
 #pragma once
 
 #include <memory>

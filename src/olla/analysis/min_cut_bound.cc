@@ -1,0 +1,179 @@
+#include "olla/analysis/min_cut_bound.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/push_relabel_max_flow.hpp>
+
+namespace olla {
+namespace {
+
+using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+using FlowGraph = boost::adjacency_list<
+    boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+    boost::property<boost::edge_capacity_t, int64_t,
+                    boost::property<boost::edge_residual_capacity_t, int64_t,
+                                    boost::property<boost::edge_reverse_t,
+                                                    Traits::edge_descriptor>>>>;
+
+class Network {
+ public:
+  explicit Network(int32_t vertices) : graph_(static_cast<size_t>(vertices)) {}
+
+  void AddEdge(int32_t from, int32_t to, int64_t capacity) {
+    auto forward =
+        boost::add_edge(static_cast<size_t>(from), static_cast<size_t>(to), graph_).first;
+    auto backward =
+        boost::add_edge(static_cast<size_t>(to), static_cast<size_t>(from), graph_).first;
+    boost::put(boost::edge_capacity, graph_, forward, capacity);
+    boost::put(boost::edge_capacity, graph_, backward, 0);
+    boost::put(boost::edge_reverse, graph_, forward, backward);
+    boost::put(boost::edge_reverse, graph_, backward, forward);
+  }
+
+  int64_t MaxFlow(int32_t source, int32_t sink) {
+    return boost::push_relabel_max_flow(graph_, static_cast<size_t>(source),
+                                        static_cast<size_t>(sink));
+  }
+
+ private:
+  FlowGraph graph_;
+};
+
+enum class Side : uint8_t { kUnrelated, kAncestor, kDescendant };
+
+// v's ancestors and descendants (v itself counts as a descendant: not yet run).
+std::vector<Side> SidesOf(const Graph& graph, OpId v) {
+  std::vector<Side> side(static_cast<size_t>(graph.num_ops()), Side::kUnrelated);
+  std::vector<OpId> stack = {v};
+  side[v.index()] = Side::kDescendant;
+  while (!stack.empty()) {
+    const OpId op = stack.back();
+    stack.pop_back();
+    for (OpId next : graph.successors(op)) {
+      if (side[next.index()] == Side::kUnrelated) {
+        side[next.index()] = Side::kDescendant;
+        stack.push_back(next);
+      }
+    }
+  }
+  stack = {v};
+  while (!stack.empty()) {
+    const OpId op = stack.back();
+    stack.pop_back();
+    for (OpId previous : graph.predecessors(op)) {
+      if (side[previous.index()] == Side::kUnrelated) {
+        side[previous.index()] = Side::kAncestor;
+        stack.push_back(previous);
+      }
+    }
+  }
+  return side;
+}
+
+}  // namespace
+
+int64_t MinCutLiveBytes(const Graph& graph, OpId v) {
+  const std::vector<Side> side = SidesOf(graph, v);
+  // Vertices: 0 the source (run), 1 the sink (not run), then the unrelated ops, then
+  // one per buffer that needs one.
+  constexpr int32_t kSource = 0;
+  constexpr int32_t kSink = 1;
+  std::vector<int32_t> vertex(static_cast<size_t>(graph.num_ops()), -1);
+  int32_t vertices = 2;
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    if (side[static_cast<size_t>(o)] == Side::kUnrelated)
+      vertex[static_cast<size_t>(o)] = vertices++;
+  }
+  int64_t infinite = 1;
+  for (const Buffer& buffer : graph.buffers()) {
+    if (!buffer.persistent) infinite += buffer.size;
+  }
+  int64_t forced = graph.op(v).workspace;
+  struct Edge {
+    int32_t from, to;
+    int64_t capacity;
+  };
+  std::vector<Edge> edges;
+  // An op runs only after its predecessors: run (source side) implies they ran.
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    if (vertex[static_cast<size_t>(o)] < 0) continue;
+    for (OpId previous : graph.predecessors(OpId(o))) {
+      if (vertex[previous.index()] >= 0)
+        edges.push_back(
+            {vertex[static_cast<size_t>(o)], vertex[previous.index()], infinite});
+    }
+  }
+  for (int32_t b = 0; b < graph.num_buffers(); ++b) {
+    const BufferId id(b);
+    const Buffer& buffer = graph.buffer(id);
+    if (buffer.persistent || buffer.size == 0) continue;
+    const OpId producer = graph.producer(id);
+    if (producer == v) {
+      forced += buffer.size;  // Allocated by v: live when it runs.
+      continue;
+    }
+    int32_t from = kSource;  // A graph input is live from the start.
+    if (producer.valid()) {
+      const Side s = side[producer.index()];
+      if (s == Side::kDescendant) continue;  // Not allocated yet when v runs.
+      if (s == Side::kUnrelated) from = vertex[producer.index()];
+    }
+    bool needed_later = buffer.output;  // Read by v, a descendant, or at the end.
+    std::vector<int32_t> maybe_later;
+    for (OpId user : graph.users(id)) {
+      if (side[user.index()] == Side::kDescendant) needed_later = true;
+      if (side[user.index()] == Side::kUnrelated)
+        maybe_later.push_back(vertex[user.index()]);
+    }
+    if (needed_later) {
+      if (from == kSource) {
+        forced += buffer.size;
+      } else {
+        edges.push_back({from, kSink, buffer.size});
+      }
+      continue;
+    }
+    if (maybe_later.empty()) continue;  // Every user ran before v: dead.
+    const int32_t node = vertices++;
+    edges.push_back({from, node, buffer.size});
+    for (int32_t user : maybe_later) edges.push_back({node, user, infinite});
+  }
+  if (edges.empty()) return forced;
+  Network network(vertices);
+  for (const Edge& e : edges) network.AddEdge(e.from, e.to, e.capacity);
+  return forced + network.MaxFlow(kSource, kSink);
+}
+
+MinCutResult MinCutBound(const Graph& graph, const std::vector<int64_t>& live_bytes,
+                         int64_t bound, int64_t target, const Budget& budget) {
+  MinCutResult result;
+  result.bound_bytes = bound;
+  std::vector<int32_t> candidates;
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    if (live_bytes[static_cast<size_t>(o)] > bound) candidates.push_back(o);
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [&](int32_t a, int32_t b) {
+    return live_bytes[static_cast<size_t>(a)] > live_bytes[static_cast<size_t>(b)];
+  });
+  result.complete = true;
+  for (const int32_t o : candidates) {
+    if (result.bound_bytes >= target) break;
+    // An op whose order's live bytes are at or below the bound cannot raise it.
+    if (live_bytes[static_cast<size_t>(o)] <= result.bound_bytes) break;
+    if (budget.OutOfTime()) {
+      result.complete = false;
+      break;
+    }
+    const int64_t cut = MinCutLiveBytes(graph, OpId(o));
+    ++result.ops_computed;
+    if (cut > result.bound_bytes) {
+      result.bound_bytes = cut;
+      result.op = OpId(o);
+    }
+  }
+  return result;
+}
+
+}  // namespace olla
