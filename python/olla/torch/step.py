@@ -4,7 +4,6 @@ planned by olla, and run in olla's order inside the planned arena (docs/torch.md
 import torch
 
 from .. import planning
-from ..capture.optimizers import OptimizerError
 from ..capture.step import apply_scalars, capture_training_step
 from ..capture.storage import CaptureError
 from . import arena as arenas
@@ -47,8 +46,6 @@ class OllaStep:
             self.graph = capture_training_step(
                 model, inputs, loss_fn, targets, optimizer=optimizer, mode="train",
                 name=type(model).__name__, example_kwargs=kwargs, keep_random_order=True)
-        except (OptimizerError, ValueError):
-            raise
         except CaptureError as error:
             raise ValueError(f"olla cannot capture this model's step: {error} (see "
                              f"docs/torch.md, 'What it cannot do')") from None
@@ -63,6 +60,7 @@ class OllaStep:
                             + [f"keyword input '{k}'" for k in kwargs]
                             + [f"targets[{i}]" for i in range(len(targets))])
         self.kwarg_names = list(kwargs)
+        self.counts = (len(inputs), len(targets))
         self.last_stats = None
         self.arena = None  # Allocated at the first step, then reused by every step.
 
@@ -87,18 +85,15 @@ class OllaStep:
         return self.plan.svg()
 
     def _check_inputs(self, inputs, kwargs, targets):
-        if len(inputs) != sum(1 for n in self.input_names if n.startswith("inputs")):
-            raise ValueError(f"inputs: the step was captured with "
-                             f"{sum(1 for n in self.input_names if n.startswith('inputs'))} "
-                             f"positional inputs, got {len(inputs)}")
+        counts = (len(inputs), len(targets))
+        if counts != self.counts:
+            raise ValueError(f"inputs: the step was captured with {self.counts[0]} "
+                             f"positional inputs and {self.counts[1]} targets, got "
+                             f"{counts[0]} and {counts[1]}")
         if sorted(kwargs) != sorted(self.kwarg_names):
             raise ValueError(f"keyword inputs: captured with {sorted(self.kwarg_names)}, "
                              f"got {sorted(kwargs)}")
         given = list(inputs) + [kwargs[k] for k in self.kwarg_names] + list(targets)
-        if len(given) != len(self.signature):
-            raise ValueError(f"targets: the step was captured with "
-                             f"{len(self.signature) - len(inputs) - len(kwargs)} targets, "
-                             f"got {len(targets)}")
         for name, tensor, (shape, dtype) in zip(self.input_names, given, self.signature):
             if not isinstance(tensor, torch.Tensor):
                 raise ValueError(f"{name}: expected a tensor, got {type(tensor).__name__}")
