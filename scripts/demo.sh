@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: olla's main job first. `olla optimize` on the zoo's resnet18 training step
 # at batch 32: the order and the offsets, checked, and what they save against eager
-# PyTorch; `olla check` verifies the written plan independently. Then the parts on
+# PyTorch; `olla check` verifies the written plan independently; then a torchvision
+# resnet18 trained in that plan by olla.torch, its memory measured. Then the parts on
 # their own: OLLA's Figure 3 (eager order 60 MiB, best order 45 MiB) simulated, checked
 # and scheduled, and a training-step trace placed greedily and exactly.
 set -euo pipefail
@@ -25,6 +26,12 @@ echo "olla's plan runs resnet18's training step at batch 32 in a third less memo
 echo "eager PyTorch's caching allocator reserves. Written: $out/resnet18.plan.json, the"
 echo "report as Markdown ($out/resnet18.report.md) and a picture of memory over the step,"
 echo "eager beside olla ($out/resnet18.svg; scripts/render-svg.sh makes a PNG of it)."
+echo
+# The same job inside PyTorch: a torchvision resnet18 trained with the user's own
+# torch.optim.SGD in olla's plan, on the CPU, memory measured before and after.
+echo "\$ /usr/bin/python3 examples/train_with_olla.py --batch 8 --image 64 --steps 3"
+PYTHONPATH="$PWD/python" /usr/bin/python3 examples/train_with_olla.py --batch 8 --image 64 \
+  --steps 3
 echo
 run simulate examples/figure3.json
 run check examples/figure3.json examples/figure3.eager.plan.json
