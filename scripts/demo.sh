@@ -3,8 +3,9 @@
 # at batch 32: the order and the offsets, checked, and what they save against eager
 # PyTorch; `olla check` verifies the written plan independently; then olla.torch
 # trains a torchvision resnet18 on the CPU in a plan of its own, memory measured. Then
-# the parts on their own: OLLA's Figure 3 (eager order 60 MiB, best order 45 MiB) simulated, checked
-# and scheduled, and a training-step trace placed greedily and exactly.
+# the parts on their own: OLLA's Figure 3 (eager order 60 MiB, best order 45 MiB)
+# simulated, checked and scheduled, and a training-step trace placed greedily and
+# exactly.
 set -euo pipefail
 olla=${1:-build/bin/olla}
 cd "$(dirname "$0")/.."
