@@ -73,7 +73,7 @@ def row(name, r):
             f"{mib(r['eager_reserved_bytes'])} | {mib(r['eager_peak_live_bytes'])} | "
             f"{mib(r['reordered_reserved_bytes'])} | {mib(r['peak_live_bytes'])} | "
             f"{mib(r['arena_bytes'])} | {mib(r['lower_bound_bytes'])} | "
-            f"{100 * r['fragmentation']:.2f} | {100 * r['saving_vs_reserved']:.1f} | "
+            f"{r.get('bound_method', '')} | {100 * r['fragmentation']:.2f} | {100 * r['saving_vs_reserved']:.1f} | "
             f"{r['wall_seconds']:.2f} | {'yes' if r['optimal_order'] else 'no'} | "
             f"{'yes' if r['optimal_placement'] else 'no'} |")
 
@@ -169,13 +169,15 @@ def main():
         "reports); *eager live* the ideal allocator's peak of the eager order; *reordered "
         "reserved* olla's order through the same allocator (reordering without placement); "
         "*peak* olla's order's peak live bytes; *arena* the placed arena (sizes rounded to "
-        "512 B); *bound* the proven lower bound on any order's peak; *frag* arena over the "
+        "512 B); *bound* the proven lower bound on any order's peak, *bound by* what proved "
+        "it (forced-live, min-cut: docs/schedule.md, pieces: the exact search per piece); "
+        "*frag* arena over the "
         "order's rounded peak; *saving* 1 − (persistent + arena) / eager reserved.",
         "",
         "| model | mode | batch | ops | buffers | eager reserved | eager live | reordered "
-        "reserved | peak | arena | bound | frag % | saving % | seconds | optimal order | "
-        "optimal arena |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "reserved | peak | arena | bound | bound by | frag % | saving % | seconds | "
+        "optimal order | optimal arena |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [row(name, r) for name, r in reports.items()]
     lines += comparison(reports)

@@ -40,6 +40,29 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
                                          : BestHeuristic(model, options.rules, budget);
   result.best_heuristic = chosen.method;
   result.best_heuristic_peak_bytes = chosen.peak_bytes;
+  // Cuts at the ops where an incumbent is above the bound (analysis/min_cut_bound.h):
+  // before the searches, so that pieces at the raised bound are not searched and local
+  // search stops there, and again with the order the searches found, whose peak may sit
+  // at other ops.
+  const bool cuts = method == "auto" || method == "local" || method == "dp";
+  auto raise_bound_with_cuts = [&](const Order& order, int64_t peak) {
+    if (!cuts || peak <= result.lower_bound_bytes || budget.Exhausted()) return;
+    const MemoryTimeline timeline =
+        ComputeTimeline(graph, order, ComputeLifetimes(graph, order));
+    std::vector<int64_t> live(static_cast<size_t>(graph.num_ops()), 0);
+    for (int32_t step = 0; step < order.size(); ++step) {
+      live[order.ops[static_cast<size_t>(step)].index()] =
+          timeline.live_bytes[static_cast<size_t>(step)];
+    }
+    const MinCutResult cut =
+        MinCutBound(graph, live, result.lower_bound_bytes, peak, budget.Split(0.25));
+    if (cut.bound_bytes > result.lower_bound_bytes) {
+      result.lower_bound_bytes = cut.bound_bytes;
+      result.bound_method = "min-cut";
+    }
+    result.min_cut_ops += cut.ops_computed;
+  };
+  raise_bound_with_cuts(chosen.order, chosen.peak_bytes);
   if ((method == "dp" || method == "auto") &&
       chosen.peak_bytes > result.lower_bound_bytes) {
     const Order incumbent = FollowRules(model, timings, chosen.order);
@@ -80,24 +103,7 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
     }
     result.ilp = std::move(solved);
   }
-  if ((method == "auto" || method == "local" || method == "dp") &&
-      chosen.peak_bytes > result.lower_bound_bytes && !budget.Exhausted()) {
-    // Cuts at the ops where the incumbent is above the bound (analysis/min_cut_bound.h).
-    const MemoryTimeline timeline =
-        ComputeTimeline(graph, chosen.order, ComputeLifetimes(graph, chosen.order));
-    std::vector<int64_t> live(static_cast<size_t>(graph.num_ops()), 0);
-    for (int32_t step = 0; step < chosen.order.size(); ++step) {
-      live[chosen.order.ops[static_cast<size_t>(step)].index()] =
-          timeline.live_bytes[static_cast<size_t>(step)];
-    }
-    const MinCutResult cut = MinCutBound(graph, live, result.lower_bound_bytes,
-                                         chosen.peak_bytes, budget.Split(0.25));
-    if (cut.bound_bytes > result.lower_bound_bytes) {
-      result.lower_bound_bytes = cut.bound_bytes;
-      result.bound_method = "min-cut";
-    }
-    result.min_cut_ops = cut.ops_computed;
-  }
+  raise_bound_with_cuts(chosen.order, chosen.peak_bytes);
   const bool settled = chosen.peak_bytes <= result.lower_bound_bytes;
   if ((method == "local" || method == "auto") && !settled) {
     LocalSearchOptions local;
