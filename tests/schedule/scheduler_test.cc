@@ -85,6 +85,17 @@ TEST(SchedulerTest, DpEqualsBruteForceUnderTheUpdatesRule) {
   EXPECT_LT(dropped, 61);
 }
 
+// The generator meant to be hard: eager holds every branch's wide tensor at once, the
+// schedule one branch at a time, and proves it.
+TEST(SchedulerTest, MultiBranchBlocksAreFarFromTheirEagerOrder) {
+  MultiBranchOptions options;
+  options.blocks = 6;
+  const Graph graph = MultiBranchGraph(options);
+  const ScheduleResult result = ScheduleChecked(graph, "auto", ScheduleRules{});
+  EXPECT_TRUE(result.optimal);
+  EXPECT_LT(result.peak_bytes * 2, result.eager_peak_bytes);
+}
+
 TEST(SchedulerTest, NoMethodIsWorseThanTheBestHeuristicAndEveryOrderChecks) {
   TrainingLikeOptions options;
   options.layers = 40;

@@ -1,5 +1,7 @@
-// olla generate: writes a synthetic training-like graph (graph/synthetic.h), for trying
-// olla and for benchmarks at scales no captured model reaches.
+// olla generate: writes a synthetic graph (graph/synthetic.h), for trying olla and for
+// benchmarks at scales no captured model reaches: a training step, or multi-branch
+// blocks whose eager order is far from optimal.
+#include <algorithm>
 #include <iostream>
 
 #include "olla/cli/commands.h"
@@ -14,14 +16,26 @@ namespace {
 struct GenerateOptions {
   int32_t ops = 1000;
   uint64_t seed = 1;
+  std::string shape = "training";
   std::string output_path;
 };
 
-int RunGenerate(const GenerateOptions& options) {
+Graph Generate(const GenerateOptions& options) {
+  if (options.shape == "multi-branch") {
+    MultiBranchOptions branches;
+    const int32_t per_block = branches.branches * branches.depth + 1;
+    branches.blocks = std::max(1, (options.ops - 1) / per_block);
+    branches.seed = options.seed;
+    return MultiBranchGraph(branches);
+  }
   TrainingLikeOptions training;
   training.layers = (options.ops - 1) / 3;
   training.seed = options.seed;
-  const Graph graph = TrainingLikeGraph(training);
+  return TrainingLikeGraph(training);
+}
+
+int RunGenerate(const GenerateOptions& options) {
+  const Graph graph = Generate(options);
   const Status status = SaveGraph(graph, options.output_path);
   if (!status.ok()) return ReportError(status);
   std::cerr << "olla: wrote " << graph.num_ops() << " ops and " << graph.num_buffers()
@@ -41,6 +55,13 @@ void AddGenerateCommand(CLI::App& app, int& exit_code) {
       ->check(IntegerIn(4, 30000000));
   command->add_option("--seed", options->seed, "Random seed (0 to 2^63-1)")
       ->check(IntegerIn(0, INT64_MAX));
+  command
+      ->add_option("--shape", options->shape,
+                   "training: the training step above, whose eager order is already "
+                   "optimal; multi-branch: inception-like forward blocks listed breadth "
+                   "first, whose eager order is far from optimal (graph/synthetic.h)")
+      ->check(CLI::IsMember({"training", "multi-branch"}))
+      ->capture_default_str();
   command
       ->add_option("-o,--output", options->output_path,
                    "Output graph file (.json or .json.gz)")

@@ -194,4 +194,43 @@ Graph RandomDag(const RandomDagOptions& options) {
   return b.Build(fmt::format("random_dag_{}_ops_seed_{}", options.ops, options.seed));
 }
 
+Graph MultiBranchGraph(const MultiBranchOptions& options) {
+  OLLA_CHECK(options.blocks >= 1 && options.branches >= 1 && options.depth >= 1,
+             "a multi-branch graph needs a block, a branch and an op per branch");
+  Random random(options.seed);
+  Builder b;
+  // Sizes vary by up to a quarter around their mean, in multiples of 512 bytes.
+  auto around = [&](int64_t bytes) {
+    const int64_t units = std::max<int64_t>(1, bytes / 512);
+    return random.Between(units - units / 4, units + units / 4) * 512;
+  };
+  BufferId input = b.AddBuffer("input", around(options.narrow_bytes), BufferKind::kInput);
+  const auto branches = static_cast<size_t>(options.branches);
+  for (int32_t k = 0; k < options.blocks; ++k) {
+    // current[j]: branch j's latest tensor.
+    std::vector<BufferId> current(branches, input);
+    for (int32_t s = 0; s < options.depth; ++s) {
+      for (size_t j = 0; j < branches; ++j) {
+        const bool last = s == options.depth - 1;
+        const int64_t size = around(last ? options.narrow_bytes / options.branches
+                                         : options.narrow_bytes * options.widening);
+        const BufferId out =
+            b.AddBuffer(fmt::format("b{}.{}.{}", k, j, s), size, BufferKind::kActivation);
+        b.AddOp(fmt::format("block{}.branch{}.op{}", k, j, s), "conv", Phase::kForward,
+                {out}, {current[j]});
+        current[j] = out;
+      }
+    }
+    const BufferId joined = b.AddBuffer(
+        fmt::format("block{}", k), around(options.narrow_bytes), BufferKind::kActivation);
+    b.AddOp(fmt::format("block{}.concat", k), "cat", Phase::kForward, {joined}, current);
+    input = joined;
+  }
+  const BufferId loss = b.AddBuffer("loss", 512, BufferKind::kActivation);
+  b.buffers[loss.index()].output = true;
+  b.AddOp("loss", "loss", Phase::kForward, {loss}, {input});
+  return b.Build(fmt::format("multi_branch_{}x{}x{}_seed_{}", options.blocks,
+                             options.branches, options.depth, options.seed));
+}
+
 }  // namespace olla
