@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 
-#include "olla/analysis/lifetimes.h"
 #include "olla/analysis/reachability.h"
 #include "olla/analysis/timeline.h"
 #include "olla/graph/order.h"
@@ -35,13 +34,12 @@ namespace {
 // no op of the block can exceed.
 std::vector<int64_t> EagerLivePerBlock(const Graph& graph) {
   const int32_t n = graph.num_ops();
-  const MemoryTimeline timeline = ComputeTimeline(
-      graph, EagerOrder(graph), ComputeLifetimes(graph, EagerOrder(graph)));
+  const std::vector<int64_t> live = LiveBytesByOp(graph, EagerOrder(graph));
   std::vector<int64_t> most(
       (static_cast<size_t>(n) + TargetMask::kBits - 1) / TargetMask::kBits, 0);
   for (int32_t o = 0; o < n; ++o) {
     int64_t& block = most[static_cast<size_t>(o / TargetMask::kBits)];
-    block = std::max(block, timeline.live_bytes[static_cast<size_t>(o)]);
+    block = std::max(block, live[static_cast<size_t>(o)]);
   }
   return most;
 }

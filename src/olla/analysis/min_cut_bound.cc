@@ -43,32 +43,31 @@ class Network {
 
 enum class Side : uint8_t { kUnrelated, kAncestor, kDescendant };
 
+// Marks with `mark` every op reached from v along `next` (successors or
+// predecessors) that is still unrelated.
+template <typename Next>
+void MarkReached(OpId v, Side mark, Next next, std::vector<Side>& side) {
+  std::vector<OpId> stack = {v};
+  while (!stack.empty()) {
+    const OpId op = stack.back();
+    stack.pop_back();
+    for (OpId other : next(op)) {
+      if (side[other.index()] == Side::kUnrelated) {
+        side[other.index()] = mark;
+        stack.push_back(other);
+      }
+    }
+  }
+}
+
 // v's ancestors and descendants (v itself counts as a descendant: not yet run).
 std::vector<Side> SidesOf(const Graph& graph, OpId v) {
   std::vector<Side> side(static_cast<size_t>(graph.num_ops()), Side::kUnrelated);
-  std::vector<OpId> stack = {v};
   side[v.index()] = Side::kDescendant;
-  while (!stack.empty()) {
-    const OpId op = stack.back();
-    stack.pop_back();
-    for (OpId next : graph.successors(op)) {
-      if (side[next.index()] == Side::kUnrelated) {
-        side[next.index()] = Side::kDescendant;
-        stack.push_back(next);
-      }
-    }
-  }
-  stack = {v};
-  while (!stack.empty()) {
-    const OpId op = stack.back();
-    stack.pop_back();
-    for (OpId previous : graph.predecessors(op)) {
-      if (side[previous.index()] == Side::kUnrelated) {
-        side[previous.index()] = Side::kAncestor;
-        stack.push_back(previous);
-      }
-    }
-  }
+  MarkReached(
+      v, Side::kDescendant, [&](OpId op) { return graph.successors(op); }, side);
+  MarkReached(
+      v, Side::kAncestor, [&](OpId op) { return graph.predecessors(op); }, side);
   return side;
 }
 

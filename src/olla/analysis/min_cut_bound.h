@@ -39,9 +39,9 @@ struct MinCutResult {
 };
 
 // Raises `bound` (the forced-live bound, say) with cuts at the ops where `live_bytes`
-// (an order's live bytes per op: no order's cut there can exceed it... nor any other
-// order's minimum) is above it, in decreasing order of live_bytes, until the bound
-// reaches `target` (the incumbent's peak: then proven optimal) or the budget ends.
+// (an order's live bytes per op, LiveBytesByOp: the cut at an op never exceeds them)
+// is above it, in decreasing order of live_bytes, until the bound reaches `target`
+// (the incumbent's peak: then proven optimal) or the budget's clock runs out.
 MinCutResult MinCutBound(const Graph& graph, const std::vector<int64_t>& live_bytes,
                          int64_t bound, int64_t target, const Budget& budget);
 

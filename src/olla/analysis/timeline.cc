@@ -31,4 +31,13 @@ MemoryTimeline ComputeTimeline(const Graph& graph, const Order& order,
   return timeline;
 }
 
+std::vector<int64_t> LiveBytesByOp(const Graph& graph, const Order& order) {
+  const MemoryTimeline timeline =
+      ComputeTimeline(graph, order, ComputeLifetimes(graph, order));
+  std::vector<int64_t> live(static_cast<size_t>(graph.num_ops()), 0);
+  for (size_t step = 0; step < order.ops.size(); ++step)
+    live[order.ops[step].index()] = timeline.live_bytes[step];
+  return live;
+}
+
 }  // namespace olla

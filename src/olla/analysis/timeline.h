@@ -25,4 +25,8 @@ struct MemoryTimeline {
 MemoryTimeline ComputeTimeline(const Graph& graph, const Order& order,
                                const Lifetimes& lifetimes);
 
+// The live bytes when each op runs in `order`, indexed by op (the timeline by step,
+// mapped through the order): an upper bound at each op on what any bound can prove.
+std::vector<int64_t> LiveBytesByOp(const Graph& graph, const Order& order);
+
 }  // namespace olla

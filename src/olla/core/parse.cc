@@ -8,15 +8,8 @@
 namespace olla {
 
 std::string QuoteForMessage(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text.substr(0, 40)) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + (text.size() > 40 ? "...'" : "'");
+  return "'" + OneLine(std::string(text.substr(0, 40))) +
+         (text.size() > 40 ? "...'" : "'");
 }
 
 StatusOr<int64_t> ParseInteger(std::string_view text, int64_t minimum, int64_t maximum) {

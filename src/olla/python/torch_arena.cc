@@ -154,11 +154,7 @@ PYBIND11_MODULE(_arena, module) {
           },
           "(size, address, freed_at or -1) per request since the last announcement")
       .def("stats", &olla::Stats)
-      .def("reset_stats", &PlannedArena::ResetStats)
-      .def("live_allocations", &PlannedArena::live_allocations)
-      .def("in_arena", [](const PlannedArena& arena, uintptr_t address) {
-        return arena.InArena(reinterpret_cast<const void*>(address));
-      });
+      .def("reset_stats", &PlannedArena::ResetStats);
   module.def("install", &olla::Install, py::arg("arena"));
   module.def("uninstall", &olla::Uninstall);
   module.def(

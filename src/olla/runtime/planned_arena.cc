@@ -115,13 +115,6 @@ bool PlannedArena::Free(void* pointer) {
   return true;
 }
 
-bool PlannedArena::Owns(void* pointer) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (InArena(pointer))
-    return live_ranges_.count(static_cast<char*>(pointer) - base_) == 1;
-  return fall_through_live_.count(pointer) == 1;
-}
-
 ArenaStats PlannedArena::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;

@@ -84,8 +84,6 @@ class PlannedArena {
   // Frees what Allocate returned (nullptr is ignored). Returns false for a pointer this
   // arena did not hand out (nothing is freed then).
   bool Free(void* pointer);
-  // Whether `pointer` is live and was handed out by this arena.
-  bool Owns(void* pointer) const;
   // Whether `pointer` lies inside the arena block.
   bool InArena(const void* pointer) const;
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "olla/analysis/lifetimes.h"
 #include "olla/analysis/lower_bounds.h"
 #include "olla/analysis/min_cut_bound.h"
 #include "olla/analysis/timeline.h"
@@ -47,15 +46,9 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
   const bool cuts = method == "auto" || method == "local" || method == "dp";
   auto raise_bound_with_cuts = [&](const Order& order, int64_t peak) {
     if (!cuts || peak <= result.lower_bound_bytes || budget.Exhausted()) return;
-    const MemoryTimeline timeline =
-        ComputeTimeline(graph, order, ComputeLifetimes(graph, order));
-    std::vector<int64_t> live(static_cast<size_t>(graph.num_ops()), 0);
-    for (int32_t step = 0; step < order.size(); ++step) {
-      live[order.ops[static_cast<size_t>(step)].index()] =
-          timeline.live_bytes[static_cast<size_t>(step)];
-    }
     const MinCutResult cut =
-        MinCutBound(graph, live, result.lower_bound_bytes, peak, budget.Split(0.25));
+        MinCutBound(graph, LiveBytesByOp(graph, order), result.lower_bound_bytes, peak,
+                    budget.Split(0.25));
     if (cut.bound_bytes > result.lower_bound_bytes) {
       result.lower_bound_bytes = cut.bound_bytes;
       result.bound_method = "min-cut";

@@ -384,18 +384,13 @@ void SetMilpWorkerCommand(std::vector<std::string> command) {
 }
 
 int RunMilpWorker() {
-  std::vector<char> bytes;
-  char chunk[1 << 16];
-  while (true) {
-    const ssize_t n = read(kWorkerFd, chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return 1;
-    if (n == 0) break;
-    bytes.insert(bytes.end(), chunk, chunk + n);
-  }
+  // The request is all the parent writes before it shuts its side.
+  std::optional<std::vector<char>> bytes =
+      ReadUntil(kWorkerFd, std::chrono::steady_clock::time_point::max());
+  if (!bytes) return 1;
   MilpModel model;
   MilpOptions options;
-  if (!DecodeRequest(Reader(std::move(bytes)), model, options)) return 1;
+  if (!DecodeRequest(Reader(std::move(*bytes)), model, options)) return 1;
   Writer out;
   Encode(MakeCbcSolver()->Solve(model, options), out);
   return out.WriteTo(kWorkerFd, /*socket=*/true) ? 0 : 1;
