@@ -87,7 +87,7 @@ class Optimizer:
         else:
             raise OptimizerError(f"optimizer: expected a torch.optim optimizer or one of "
                                  f"{', '.join(OPTIMIZERS)}, got {type(spec).__name__}")
-        self.structure = self._structure()
+        self.structure = self._structure(self.groups)
 
     def _groups_of(self, optimizer):
         group_of = {}
@@ -104,31 +104,25 @@ class Optimizer:
                 f"the others")
         return [optimizer.param_groups[group_of[id(p)]] for p in self.parameters]
 
-    def _structure(self):
-        """Per parameter, the options that decide which ops its update runs."""
+    def _structure(self, groups):
+        """Per parameter (its group in `groups`), the options that decide which ops its
+        update runs."""
         if self.kind == "sgd":
             return [(g["weight_decay"] != 0, g["momentum"] != 0, bool(g["nesterov"]),
-                     bool(g["maximize"])) for g in self.groups]
+                     bool(g["maximize"])) for g in groups]
         return [(g["weight_decay"] != 0 and self.kind == "adam", bool(g["amsgrad"]),
-                 bool(g["maximize"])) for g in self.groups]
+                 bool(g["maximize"])) for g in groups]
 
     def check_unchanged(self):
         """Raises OptimizerError when the optimizer's structure changed since tracing."""
         if self.torch_optimizer is None:
             return
-        now = self._structure_of(self._groups_of(self.torch_optimizer))
+        now = self._structure(self._groups_of(self.torch_optimizer))
         if now != self.structure:
             raise OptimizerError(
                 "optimizer: an option that changes the update's ops (momentum, "
                 "nesterov, weight_decay, amsgrad or maximize) changed since "
                 "olla.torch.optimize traced the step; call olla.torch.optimize again")
-
-    def _structure_of(self, groups):
-        saved, self.groups = self.groups, groups
-        try:
-            return self._structure()
-        finally:
-            self.groups = saved
 
     def state_names(self):
         """Names of the state tensors kept per parameter, in a fixed order."""

@@ -3,21 +3,8 @@
 import torch
 from torch import nn
 
-
-class Block(nn.Module):
-
-    def __init__(self, width, heads):
-        super().__init__()
-        self.norm1 = nn.LayerNorm(width)
-        self.attention = nn.MultiheadAttention(width, heads, batch_first=True)
-        self.norm2 = nn.LayerNorm(width)
-        self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(),
-                                 nn.Linear(4 * width, width))
-
-    def forward(self, x, mask):
-        h = self.norm1(x)
-        x = x + self.attention(h, h, h, attn_mask=mask, need_weights=False)[0]
-        return x + self.mlp(self.norm2(x))
+# The zoo's pre-norm GPT-2 block (causal attention, GELU MLP).
+from olla.capture.zoo import _DecoderBlock as Block
 
 
 class TinyGPT(nn.Module):
