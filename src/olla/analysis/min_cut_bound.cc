@@ -44,37 +44,58 @@ class Network {
 enum class Side : uint8_t { kUnrelated, kAncestor, kDescendant };
 
 // Marks with `mark` every op reached from v along `next` (successors or
-// predecessors) that is still unrelated.
+// predecessors) that is still unrelated, and along the assumed edges in the same
+// direction (`forward`: from before to after).
 template <typename Next>
-void MarkReached(OpId v, Side mark, Next next, std::vector<Side>& side) {
+void MarkReached(OpId v, Side mark, Next next, std::span<const PrecedenceEdge> assumed,
+                 bool forward, std::vector<Side>& side) {
   std::vector<OpId> stack = {v};
+  auto reach = [&](OpId other) {
+    if (side[other.index()] == Side::kUnrelated) {
+      side[other.index()] = mark;
+      stack.push_back(other);
+    }
+  };
   while (!stack.empty()) {
     const OpId op = stack.back();
     stack.pop_back();
-    for (OpId other : next(op)) {
-      if (side[other.index()] == Side::kUnrelated) {
-        side[other.index()] = mark;
-        stack.push_back(other);
-      }
+    for (OpId other : next(op)) reach(other);
+    for (const PrecedenceEdge& edge : assumed) {
+      if ((forward ? edge.before : edge.after) == op)
+        reach(forward ? edge.after : edge.before);
     }
   }
 }
 
 // v's ancestors and descendants (v itself counts as a descendant: not yet run).
-std::vector<Side> SidesOf(const Graph& graph, OpId v) {
+std::vector<Side> SidesOf(const Graph& graph, OpId v,
+                          std::span<const PrecedenceEdge> assumed) {
   std::vector<Side> side(static_cast<size_t>(graph.num_ops()), Side::kUnrelated);
   side[v.index()] = Side::kDescendant;
   MarkReached(
-      v, Side::kDescendant, [&](OpId op) { return graph.successors(op); }, side);
+      v, Side::kDescendant, [&](OpId op) { return graph.successors(op); }, assumed,
+      /*forward=*/true, side);
   MarkReached(
-      v, Side::kAncestor, [&](OpId op) { return graph.predecessors(op); }, side);
+      v, Side::kAncestor, [&](OpId op) { return graph.predecessors(op); }, assumed,
+      /*forward=*/false, side);
   return side;
 }
 
 }  // namespace
 
-int64_t MinCutLiveBytes(const Graph& graph, OpId v) {
-  const std::vector<Side> side = SidesOf(graph, v);
+std::vector<OpId> UnrelatedOps(const Graph& graph, OpId op,
+                               std::span<const PrecedenceEdge> assumed) {
+  const std::vector<Side> side = SidesOf(graph, op, assumed);
+  std::vector<OpId> unrelated;
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    if (side[static_cast<size_t>(o)] == Side::kUnrelated) unrelated.push_back(OpId(o));
+  }
+  return unrelated;
+}
+
+int64_t MinCutLiveBytes(const Graph& graph, OpId v,
+                        std::span<const PrecedenceEdge> assumed) {
+  const std::vector<Side> side = SidesOf(graph, v, assumed);
   // Vertices: 0 the source (run), 1 the sink (not run), then the unrelated ops, then
   // one per buffer that needs one.
   constexpr int32_t kSource = 0;
@@ -103,6 +124,11 @@ int64_t MinCutLiveBytes(const Graph& graph, OpId v) {
         edges.push_back(
             {vertex[static_cast<size_t>(o)], vertex[previous.index()], infinite});
     }
+  }
+  for (const PrecedenceEdge& edge : assumed) {
+    if (vertex[edge.after.index()] >= 0 && vertex[edge.before.index()] >= 0)
+      edges.push_back(
+          {vertex[edge.after.index()], vertex[edge.before.index()], infinite});
   }
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     const BufferId id(b);

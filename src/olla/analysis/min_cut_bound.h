@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "olla/core/budget.h"
@@ -28,8 +29,16 @@
 
 namespace olla {
 
-// The fewest bytes live when `op` runs, over every order (its workspace included).
-int64_t MinCutLiveBytes(const Graph& graph, OpId op);
+// The fewest bytes live when `op` runs, over every order (its workspace included) that
+// also runs each `assumed` edge's `before` op before its `after` op (a case of a case
+// split, case_split_bound.h). The assumed edges must not close a cycle.
+int64_t MinCutLiveBytes(const Graph& graph, OpId op,
+                        std::span<const PrecedenceEdge> assumed = {});
+
+// The ops neither ancestors nor descendants of `op` under the graph's precedence and the
+// `assumed` edges: those that may run before or after it.
+std::vector<OpId> UnrelatedOps(const Graph& graph, OpId op,
+                               std::span<const PrecedenceEdge> assumed = {});
 
 struct MinCutResult {
   int64_t bound_bytes = 0;  // The largest bound known: forced-live's or a cut's.

@@ -144,9 +144,11 @@ std::string ScheduleSummaryText(const ScheduleResult& result, double seconds) {
                         result.pieces.size(), largest, exact);
   }
   if (result.bound_method != "forced-live" || result.min_cut_ops > 0) {
-    text += fmt::format(
-        "bound by {}{}\n", result.bound_method,
-        result.min_cut_ops > 0 ? fmt::format(" ({} ops cut)", result.min_cut_ops) : "");
+    std::string detail;
+    if (result.case_splits > 0) detail += fmt::format("{} splits, ", result.case_splits);
+    if (result.min_cut_ops > 0) detail += fmt::format("{} cuts", result.min_cut_ops);
+    text += fmt::format("bound by {}{}\n", result.bound_method,
+                        detail.empty() ? "" : " (" + detail + ")");
   }
   if (result.ilp && !result.ilp->solver_failure.empty()) {
     text += "ILP solve lost (" + result.ilp->solver_failure + "); its start stands\n";
@@ -167,6 +169,7 @@ nlohmann::ordered_json ScheduleSummaryJson(const Graph& graph,
   json["lower_bound_bytes"] = result.lower_bound_bytes;
   json["bound_method"] = result.bound_method;
   json["min_cut_ops"] = result.min_cut_ops;
+  json["case_splits"] = result.case_splits;
   json["gap"] = Gap(result.peak_bytes, result.lower_bound_bytes);
   json["optimal"] = result.optimal;
   json["below_eager"] = Saving(result.peak_bytes, result.eager_peak_bytes);

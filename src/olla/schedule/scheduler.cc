@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "olla/analysis/case_split_bound.h"
 #include "olla/analysis/lower_bounds.h"
 #include "olla/analysis/min_cut_bound.h"
 #include "olla/analysis/timeline.h"
@@ -39,13 +40,19 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
                                          : BestHeuristic(model, options.rules, budget);
   result.best_heuristic = chosen.method;
   result.best_heuristic_peak_bytes = chosen.peak_bytes;
-  // Cuts at the ops where an incumbent is above the bound (analysis/min_cut_bound.h):
-  // before the searches, so that pieces at the raised bound are not searched and local
-  // search stops there, and again with the order the searches found, whose peak may sit
-  // at other ops.
+  // Cuts at the ops where an incumbent is above the bound (analysis/min_cut_bound.h),
+  // then case splits at its peak ops (analysis/case_split_bound.h): before the
+  // searches, so that pieces at the raised bound are not searched and local search
+  // stops there, and again with each order a search found, whose peak may sit at other
+  // ops.
   const bool cuts = method == "auto" || method == "local" || method == "dp";
-  auto raise_bound_with_cuts = [&](const Order& order, int64_t peak) {
-    if (!cuts || peak <= result.lower_bound_bytes || budget.Exhausted()) return;
+  Order last_raised;
+  // `split_share`: the part of the budget left after the cuts that case splits may
+  // take.
+  auto raise_bound = [&](const Order& order, int64_t peak, double split_share = 0.25) {
+    if (!cuts || order.ops == last_raised.ops) return;
+    last_raised = order;
+    if (peak <= result.lower_bound_bytes || budget.Exhausted()) return;
     const MinCutResult cut =
         MinCutBound(graph, LiveBytesByOp(graph, order), result.lower_bound_bytes, peak,
                     budget.Split(0.25));
@@ -54,8 +61,17 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
       result.bound_method = "min-cut";
     }
     result.min_cut_ops += cut.ops_computed;
+    if (peak <= result.lower_bound_bytes || budget.Exhausted()) return;
+    const CaseSplitResult split = CaseSplitBound(graph, order, result.lower_bound_bytes,
+                                                 peak, budget.Split(split_share));
+    if (split.bound_bytes > result.lower_bound_bytes) {
+      result.lower_bound_bytes = split.bound_bytes;
+      result.bound_method = "case-split";
+      result.case_splits = split.splits;
+    }
+    result.min_cut_ops += split.cuts;
   };
-  raise_bound_with_cuts(chosen.order, chosen.peak_bytes);
+  raise_bound(chosen.order, chosen.peak_bytes);
   if ((method == "dp" || method == "auto") &&
       chosen.peak_bytes > result.lower_bound_bytes) {
     const Order incumbent = FollowRules(model, timings, chosen.order);
@@ -96,15 +112,18 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
     }
     result.ilp = std::move(solved);
   }
-  raise_bound_with_cuts(chosen.order, chosen.peak_bytes);
+  raise_bound(chosen.order, chosen.peak_bytes);
   const bool settled = chosen.peak_bytes <= result.lower_bound_bytes;
   if ((method == "local" || method == "auto") && !settled) {
     LocalSearchOptions local;
     local.target_peak = result.lower_bound_bytes;
     if (options.progress) options.progress("local search");
-    LocalSearchResult search = LocalSearch(model, timings, chosen.order, local, budget);
+    // A fifth is left to bound the order it finds.
+    LocalSearchResult search =
+        LocalSearch(model, timings, chosen.order, local, budget.Split(0.8));
     if (search.peak_bytes < chosen.peak_bytes)
       chosen = {"local", std::move(search.order), search.peak_bytes};
+    raise_bound(chosen.order, chosen.peak_bytes, /*split_share=*/1.0);
   }
   result.order = std::move(chosen.order);
   result.peak_bytes = chosen.peak_bytes;

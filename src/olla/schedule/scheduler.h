@@ -65,9 +65,12 @@ struct ScheduleResult {
   std::string best_heuristic;
   int64_t lower_bound_bytes = 0;  // No order under the rules peaks lower.
   // What proved lower_bound_bytes: "forced-live", "pieces" (the exact search per
-  // piece), "ilp", or "min-cut" (analysis/min_cut_bound.h); min_cut_ops: the ops cut.
+  // piece), "ilp", "min-cut" (analysis/min_cut_bound.h) or "case-split"
+  // (analysis/case_split_bound.h); min_cut_ops: the cuts computed, case splits'
+  // included; case_splits: the splits on the dive that proved the bound.
   std::string bound_method = "forced-live";
   int32_t min_cut_ops = 0;
+  int32_t case_splits = 0;
   bool optimal = false;  // Proven: no order under the rules peaks lower.
   // The updates rule made the eager order peak higher, so the search ran without it
   // (scheduler.cc): the order need not run updates as soon as ready.
