@@ -105,6 +105,25 @@ TEST(CliTest, GeneratedGzipGraphLoadsAndSimulates) {
   std::filesystem::remove(again);
 }
 
+// Every hard shape round-trips through the file and `olla optimize` saves on it.
+TEST(CliTest, HardShapesOptimizeBelowEager) {
+  for (const char* shape :
+       {"multi-branch", "unet", "transformer", "layered", "mixture"}) {
+    const std::string path =
+        (std::filesystem::temp_directory_path() /
+         ("olla_cli_" + std::string(shape) + std::to_string(::getpid()) + ".json.gz"))
+            .string();
+    const CliResult generated =
+        RunOlla(std::string("generate --shape ") + shape + " --ops 300 -o " + path);
+    ASSERT_EQ(generated.exit_code, 0) << generated.err;
+    const CliResult optimized = RunOlla("optimize --json --work-limit 20000 " + path);
+    ASSERT_EQ(optimized.exit_code, 0) << optimized.err;
+    const auto json = nlohmann::json::parse(optimized.out);
+    EXPECT_GT(json["saving_vs_reserved"].get<double>(), 0.15) << shape;
+    std::filesystem::remove(path);
+  }
+}
+
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("olla_" + std::to_string(::getpid()) + "_" + name))
@@ -190,6 +209,9 @@ TEST(CliTest, OutOfRangeNumbersAreUsageErrors) {
       {"place examples/placement/staircase.csv --work-limit 1 --align 2000000000",
        "olla: --align: must be an integer from 1 to 1073741824, got '2000000000' (see "
        "olla --help)\n"},
+      {"generate --shape spiral -o /tmp/olla_never_written.json",
+       "olla: --shape: spiral not in "
+       "{training,multi-branch,unet,transformer,layered,mixture} (see olla --help)\n"},
       {"generate --seed -1 -o /tmp/olla_never_written.json",
        "olla: --seed: must be an integer from 0 to 9223372036854775807, got '-1' (see "
        "olla --help)\n"},

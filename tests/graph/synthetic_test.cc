@@ -52,18 +52,5 @@ TEST(SyntheticTest, RandomDagsAreValidAndVaried) {
   EXPECT_GT(total_edges, 50);
 }
 
-TEST(SyntheticTest, MultiBranchHasItsShapeAndIsDeterministic) {
-  MultiBranchOptions options;
-  options.blocks = 5;
-  const Graph graph = MultiBranchGraph(options);
-  EXPECT_EQ(graph.num_ops(), 5 * (4 * 3 + 1) + 1);
-  // Breadth first: the block's first ops are every branch's first op, one after another.
-  EXPECT_EQ(graph.op(OpId(0)).name, "block0.branch0.op0");
-  EXPECT_EQ(graph.op(OpId(1)).name, "block0.branch1.op0");
-  const Graph again = MultiBranchGraph(options);
-  for (int32_t b = 0; b < graph.num_buffers(); ++b)
-    EXPECT_EQ(graph.buffer(BufferId(b)).size, again.buffer(BufferId(b)).size);
-}
-
 }  // namespace
 }  // namespace olla

@@ -1,13 +1,14 @@
-// olla generate: writes a synthetic graph (graph/synthetic.h), for trying olla and for
-// benchmarks at scales no captured model reaches: a training step, or multi-branch
-// blocks whose eager order is far from optimal.
-#include <algorithm>
+// olla generate: writes a synthetic graph (graph/generated.h), for trying olla and for
+// benchmarks at scales no captured model reaches: a training step, or one of the
+// shapes whose eager order is far from optimal (graph/hard_graphs.h).
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
 #include "olla/cli/numbers.h"
-#include "olla/graph/synthetic.h"
+#include "olla/graph/generated.h"
 #include "olla/io/graph_json.h"
 
 namespace olla::cli {
@@ -20,25 +21,12 @@ struct GenerateOptions {
   std::string output_path;
 };
 
-Graph Generate(const GenerateOptions& options) {
-  if (options.shape == "multi-branch") {
-    MultiBranchOptions branches;
-    const int32_t per_block = branches.branches * branches.depth + 1;
-    branches.blocks = std::max(1, (options.ops - 1) / per_block);
-    branches.seed = options.seed;
-    return MultiBranchGraph(branches);
-  }
-  TrainingLikeOptions training;
-  training.layers = (options.ops - 1) / 3;
-  training.seed = options.seed;
-  return TrainingLikeGraph(training);
-}
-
 int RunGenerate(const GenerateOptions& options) {
-  const Graph graph = Generate(options);
-  const Status status = SaveGraph(graph, options.output_path);
+  const StatusOr<Graph> graph = GenerateGraph(options.shape, options.ops, options.seed);
+  if (!graph.ok()) return ReportError(graph.status());
+  const Status status = SaveGraph(*graph, options.output_path);
   if (!status.ok()) return ReportError(status);
-  std::cerr << "olla: wrote " << graph.num_ops() << " ops and " << graph.num_buffers()
+  std::cerr << "olla: wrote " << graph->num_ops() << " ops and " << graph->num_buffers()
             << " buffers to " << options.output_path << "\n";
   return kExitOk;
 }
@@ -58,9 +46,13 @@ void AddGenerateCommand(CLI::App& app, int& exit_code) {
   command
       ->add_option("--shape", options->shape,
                    "training: the training step above, whose eager order is already "
-                   "optimal; multi-branch: inception-like forward blocks listed breadth "
-                   "first, whose eager order is far from optimal (graph/synthetic.h)")
-      ->check(CLI::IsMember({"training", "multi-branch"}))
+                   "optimal; forward passes whose eager order is far from optimal "
+                   "(graph/hard_graphs.h): multi-branch (inception-like blocks listed "
+                   "breadth first), unet (stacked hourglasses with long skips), "
+                   "transformer (blocks with a tensor per head), layered (random "
+                   "layered DAGs), mixture (units of the four at random)")
+      ->check(CLI::IsMember(
+          std::vector<std::string>(kGeneratedShapes.begin(), kGeneratedShapes.end())))
       ->capture_default_str();
   command
       ->add_option("-o,--output", options->output_path,

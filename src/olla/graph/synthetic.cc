@@ -1,68 +1,17 @@
 #include "olla/graph/synthetic.h"
 
 #include <algorithm>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "olla/graph/synthetic_builder.h"
+
 namespace olla {
-namespace {
 
-class Random {
- public:
-  explicit Random(uint64_t seed) : engine_(seed) {}
-  // Uniform in [lo, hi]; the modulo bias is irrelevant for test data.
-  int64_t Between(int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(engine_() % static_cast<uint64_t>(hi - lo + 1));
-  }
-  bool Chance(double p) { return static_cast<double>(engine_() >> 11) * 0x1.0p-53 < p; }
-
- private:
-  std::mt19937_64 engine_;
-};
-
-// Accumulates buffers and ops with file ids equal to their indices.
-struct Builder {
-  std::vector<Buffer> buffers;
-  std::vector<Op> ops;
-  std::vector<PrecedenceEdge> edges;
-
-  BufferId AddBuffer(std::string name, int64_t size, BufferKind kind,
-                     bool persistent = false) {
-    Buffer buffer;
-    buffer.file_id = static_cast<int64_t>(buffers.size());
-    buffer.name = std::move(name);
-    buffer.size = size;
-    buffer.kind = kind;
-    buffer.persistent = persistent;
-    buffers.push_back(std::move(buffer));
-    return BufferId(static_cast<int32_t>(buffers.size() - 1));
-  }
-  OpId AddOp(std::string name, std::string type, Phase phase,
-             std::vector<BufferId> allocates, std::vector<BufferId> uses,
-             int64_t workspace = 0) {
-    Op op;
-    op.file_id = static_cast<int64_t>(ops.size());
-    op.name = std::move(name);
-    op.type = std::move(type);
-    op.phase = phase;
-    op.allocates = std::move(allocates);
-    op.uses = std::move(uses);
-    op.workspace = workspace;
-    ops.push_back(std::move(op));
-    return OpId(static_cast<int32_t>(ops.size() - 1));
-  }
-  Graph Build(std::string name) {
-    StatusOr<Graph> graph = Graph::Create(std::move(name), std::move(buffers),
-                                          std::move(ops), std::move(edges));
-    OLLA_CHECK(graph.ok(), "synthetic graph is invalid: " + graph.status().message());
-    return std::move(graph).value();
-  }
-};
-
-}  // namespace
+using synthetic::Builder;
+using synthetic::Random;
 
 Graph TrainingLikeGraph(const TrainingLikeOptions& options) {
   OLLA_CHECK(options.layers >= 1, "a training-like graph needs a layer");
@@ -192,45 +141,6 @@ Graph RandomDag(const RandomDagOptions& options) {
     }
   }
   return b.Build(fmt::format("random_dag_{}_ops_seed_{}", options.ops, options.seed));
-}
-
-Graph MultiBranchGraph(const MultiBranchOptions& options) {
-  OLLA_CHECK(options.blocks >= 1 && options.branches >= 1 && options.depth >= 1,
-             "a multi-branch graph needs a block, a branch and an op per branch");
-  Random random(options.seed);
-  Builder b;
-  // Sizes vary by up to a quarter around their mean, in multiples of 512 bytes.
-  auto around = [&](int64_t bytes) {
-    const int64_t units = std::max<int64_t>(1, bytes / 512);
-    return random.Between(units - units / 4, units + units / 4) * 512;
-  };
-  BufferId input = b.AddBuffer("input", around(options.narrow_bytes), BufferKind::kInput);
-  const auto branches = static_cast<size_t>(options.branches);
-  for (int32_t k = 0; k < options.blocks; ++k) {
-    // current[j]: branch j's latest tensor.
-    std::vector<BufferId> current(branches, input);
-    for (int32_t s = 0; s < options.depth; ++s) {
-      for (size_t j = 0; j < branches; ++j) {
-        const bool last = s == options.depth - 1;
-        const int64_t size = around(last ? options.narrow_bytes / options.branches
-                                         : options.narrow_bytes * options.widening);
-        const BufferId out =
-            b.AddBuffer(fmt::format("b{}.{}.{}", k, j, s), size, BufferKind::kActivation);
-        b.AddOp(fmt::format("block{}.branch{}.op{}", k, j, s), "conv", Phase::kForward,
-                {out}, {current[j]});
-        current[j] = out;
-      }
-    }
-    const BufferId joined = b.AddBuffer(
-        fmt::format("block{}", k), around(options.narrow_bytes), BufferKind::kActivation);
-    b.AddOp(fmt::format("block{}.concat", k), "cat", Phase::kForward, {joined}, current);
-    input = joined;
-  }
-  const BufferId loss = b.AddBuffer("loss", 512, BufferKind::kActivation);
-  b.buffers[loss.index()].output = true;
-  b.AddOp("loss", "loss", Phase::kForward, {loss}, {input});
-  return b.Build(fmt::format("multi_branch_{}x{}x{}_seed_{}", options.blocks,
-                             options.branches, options.depth, options.seed));
 }
 
 }  // namespace olla

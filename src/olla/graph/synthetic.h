@@ -5,12 +5,9 @@
 //   layer with the precedence edge that the in-place write needs. 3 * layers + 1 ops.
 // - RandomDag: small random graphs with random buffer sharing, inputs, outputs,
 //   workspace and explicit edges, for brute-force comparisons.
-// - MultiBranchGraph: inception-like blocks whose branches widen then narrow, listed
-//   stage by stage across the branches (breadth first): the eager order holds every
-//   branch's wide tensor at once, one branch at a time holds one. A graph whose eager
-//   order is far from optimal, for benchmarks of the schedulers.
 // Both are deterministic functions of their options (the seed included), on every
-// platform: they use std::mt19937_64 and their own range reduction.
+// platform (synthetic_builder.h). Graphs whose eager order is far from optimal are in
+// hard_graphs.h; generated.h names every shape for `olla generate`.
 #pragma once
 
 #include <cstdint>
@@ -43,17 +40,5 @@ struct RandomDagOptions {
 };
 
 Graph RandomDag(const RandomDagOptions& options);
-
-struct MultiBranchOptions {
-  int32_t blocks = 10;
-  int32_t branches = 4;
-  int32_t depth = 3;  // Ops per branch: the first widens, the last narrows.
-  uint64_t seed = 1;
-  int64_t narrow_bytes = 256 << 10;  // Block inputs and branch outputs, about.
-  int32_t widening = 8;              // Inner tensors are this many times larger.
-};
-
-// blocks * (branches * depth + 1) ops, plus the loss.
-Graph MultiBranchGraph(const MultiBranchOptions& options);
 
 }  // namespace olla
