@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "olla/analysis/lower_bounds.h"
+#include "olla/graph/synthetic.h"
 #include "olla/schedule/executor.h"
 #include "olla/schedule/piecewise.h"
 
@@ -65,6 +66,49 @@ TEST(DecompositionTest, CutsAreTheJoinsAndEveryCutIsComparableToAll) {
   size_t free_ops = 0;
   for (int32_t i = 0; i < graph.num_ops(); ++i) free_ops += timings.free(OpId(i)) ? 1 : 0;
   EXPECT_EQ(covered, free_ops);
+}
+
+std::vector<bool> CutsOf(const Graph& graph, const std::vector<Piece>& pieces) {
+  std::vector<bool> cut(static_cast<size_t>(graph.num_ops()), false);
+  for (const Piece& piece : pieces) {
+    if (piece.is_cut) cut[piece.free_ops[0].index()] = true;
+  }
+  return cut;
+}
+
+// The linear test of large graphs: every cut it finds is one (against the closure),
+// it finds the joins of chained pieces, and the pieces cover the same ops.
+TEST(DecompositionTest, SweepsFindOnlyCutsAndTheJoins) {
+  int64_t found = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const Graph graph = seed % 2 ? ChainOfRandomPieces(seed, 4, 5) : [&] {
+      RandomDagOptions options;
+      options.ops = 12;
+      options.seed = seed;
+      return RandomDag(options);
+    }();
+    const MemoryModel model(graph);
+    for (const bool updates_asap : {false, true}) {
+      const Timings timings(model, {.updates_asap = updates_asap});
+      const std::vector<bool> exact = CutsOf(graph, Decompose(graph, timings));
+      const std::vector<Piece> pieces = Decompose(graph, timings, /*closure_ops=*/0);
+      const std::vector<bool> swept = CutsOf(graph, pieces);
+      size_t covered = 0;
+      for (const Piece& piece : pieces) covered += piece.free_ops.size();
+      size_t free_ops = 0;
+      for (int32_t i = 0; i < graph.num_ops(); ++i) free_ops += timings.free(OpId(i));
+      ASSERT_EQ(covered, free_ops) << "seed " << seed;
+      for (int32_t i = 0; i < graph.num_ops(); ++i) {
+        ASSERT_TRUE(!swept[static_cast<size_t>(i)] || exact[static_cast<size_t>(i)])
+            << "seed " << seed << " op " << i;
+        found += swept[static_cast<size_t>(i)];
+      }
+      if (seed % 2) {
+        EXPECT_EQ(swept, exact) << "seed " << seed;  // Nothing passes over a join.
+      }
+    }
+  }
+  EXPECT_GT(found, 200);
 }
 
 TEST(DecompositionTest, NeverChangesTheOptimum) {
