@@ -3,43 +3,11 @@
 #include <algorithm>
 #include <numeric>
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/push_relabel_max_flow.hpp>
+#include <lemon/preflow.h>
+#include <lemon/smart_graph.h>
 
 namespace olla {
 namespace {
-
-using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
-using FlowGraph = boost::adjacency_list<
-    boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, int64_t,
-                    boost::property<boost::edge_residual_capacity_t, int64_t,
-                                    boost::property<boost::edge_reverse_t,
-                                                    Traits::edge_descriptor>>>>;
-
-class Network {
- public:
-  explicit Network(int32_t vertices) : graph_(static_cast<size_t>(vertices)) {}
-
-  void AddEdge(int32_t from, int32_t to, int64_t capacity) {
-    auto forward =
-        boost::add_edge(static_cast<size_t>(from), static_cast<size_t>(to), graph_).first;
-    auto backward =
-        boost::add_edge(static_cast<size_t>(to), static_cast<size_t>(from), graph_).first;
-    boost::put(boost::edge_capacity, graph_, forward, capacity);
-    boost::put(boost::edge_capacity, graph_, backward, 0);
-    boost::put(boost::edge_reverse, graph_, forward, backward);
-    boost::put(boost::edge_reverse, graph_, backward, forward);
-  }
-
-  int64_t MaxFlow(int32_t source, int32_t sink) {
-    return boost::push_relabel_max_flow(graph_, static_cast<size_t>(source),
-                                        static_cast<size_t>(sink));
-  }
-
- private:
-  FlowGraph graph_;
-};
 
 enum class Side : uint8_t { kUnrelated, kAncestor, kDescendant };
 
@@ -93,15 +61,18 @@ std::vector<OpId> UnrelatedOps(const Graph& graph, OpId op,
   return unrelated;
 }
 
-int64_t MinCutLiveBytes(const Graph& graph, OpId v,
-                        std::span<const PrecedenceEdge> assumed) {
+CutNetwork BuildCutNetwork(const Graph& graph, OpId v,
+                           std::span<const PrecedenceEdge> assumed) {
   const std::vector<Side> side = SidesOf(graph, v, assumed);
-  // Vertices: 0 the source (run), 1 the sink (not run), then the unrelated ops, then
-  // one per buffer that needs one.
-  constexpr int32_t kSource = 0;
-  constexpr int32_t kSink = 1;
+  // Vertices: the source (run), the sink (not run), then the unrelated ops, then one
+  // per buffer that needs one.
+  constexpr int32_t kSource = CutNetwork::kSource;
+  constexpr int32_t kSink = CutNetwork::kSink;
+  CutNetwork network;
+  int32_t& vertices = network.vertices;
+  std::vector<CutNetwork::Edge>& edges = network.edges;
+  int64_t& forced = network.forced;
   std::vector<int32_t> vertex(static_cast<size_t>(graph.num_ops()), -1);
-  int32_t vertices = 2;
   for (int32_t o = 0; o < graph.num_ops(); ++o) {
     if (side[static_cast<size_t>(o)] == Side::kUnrelated)
       vertex[static_cast<size_t>(o)] = vertices++;
@@ -110,12 +81,7 @@ int64_t MinCutLiveBytes(const Graph& graph, OpId v,
   for (const Buffer& buffer : graph.buffers()) {
     if (!buffer.persistent) infinite += buffer.size;
   }
-  int64_t forced = graph.op(v).workspace;
-  struct Edge {
-    int32_t from, to;
-    int64_t capacity;
-  };
-  std::vector<Edge> edges;
+  forced = graph.op(v).workspace;
   // An op runs only after its predecessors: run (source side) implies they ran.
   for (int32_t o = 0; o < graph.num_ops(); ++o) {
     if (vertex[static_cast<size_t>(o)] < 0) continue;
@@ -165,10 +131,29 @@ int64_t MinCutLiveBytes(const Graph& graph, OpId v,
     edges.push_back({from, node, buffer.size});
     for (int32_t user : maybe_later) edges.push_back({node, user, infinite});
   }
-  if (edges.empty()) return forced;
-  Network network(vertices);
-  for (const Edge& e : edges) network.AddEdge(e.from, e.to, e.capacity);
-  return forced + network.MaxFlow(kSource, kSink);
+  return network;
+}
+
+int64_t MaxFlow(const CutNetwork& network) {
+  if (network.edges.empty()) return 0;
+  lemon::SmartDigraph graph;
+  graph.reserveNode(network.vertices);
+  graph.reserveArc(static_cast<int>(network.edges.size()));
+  for (int32_t v = 0; v < network.vertices; ++v) graph.addNode();
+  lemon::SmartDigraph::ArcMap<int64_t> capacity(graph);
+  for (const CutNetwork::Edge& e : network.edges)
+    capacity[graph.addArc(graph.nodeFromId(e.from), graph.nodeFromId(e.to))] = e.capacity;
+  lemon::Preflow<lemon::SmartDigraph, lemon::SmartDigraph::ArcMap<int64_t>> preflow(
+      graph, capacity, graph.nodeFromId(CutNetwork::kSource),
+      graph.nodeFromId(CutNetwork::kSink));
+  preflow.runMinCut();  // The first phase alone: the flow's value and a minimum cut.
+  return preflow.flowValue();
+}
+
+int64_t MinCutLiveBytes(const Graph& graph, OpId v,
+                        std::span<const PrecedenceEdge> assumed) {
+  const CutNetwork network = BuildCutNetwork(graph, v, assumed);
+  return network.forced + MaxFlow(network);
 }
 
 MinCutResult MinCutBound(const Graph& graph, const std::vector<int64_t>& live_bytes,
