@@ -158,6 +158,7 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResu
     json["schedule_method"] = r.schedule.method;
     json["updates_rule_dropped"] = r.schedule.updates_rule_dropped;
     json["bound_method"] = r.schedule.bound_method;
+    json["bound_seconds"] = r.schedule.bound_seconds;
     json["placement_method"] = r.placement.method;
     json["plan_method"] = r.plan->provenance.method;
   }

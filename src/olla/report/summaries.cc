@@ -146,7 +146,9 @@ std::string ScheduleSummaryText(const ScheduleResult& result, double seconds) {
   if (result.bound_method != "forced-live" || result.min_cut_ops > 0) {
     std::string detail;
     if (result.case_splits > 0) detail += fmt::format("{} splits, ", result.case_splits);
-    if (result.min_cut_ops > 0) detail += fmt::format("{} cuts", result.min_cut_ops);
+    if (result.min_cut_ops > 0)
+      detail +=
+          fmt::format("{} cuts, {:.3f} s", result.min_cut_ops, result.bound_seconds);
     text += fmt::format("bound by {}{}\n", result.bound_method,
                         detail.empty() ? "" : " (" + detail + ")");
   }
@@ -170,6 +172,7 @@ nlohmann::ordered_json ScheduleSummaryJson(const Graph& graph,
   json["bound_method"] = result.bound_method;
   json["min_cut_ops"] = result.min_cut_ops;
   json["case_splits"] = result.case_splits;
+  json["bound_seconds"] = result.bound_seconds;
   json["gap"] = Gap(result.peak_bytes, result.lower_bound_bytes);
   json["optimal"] = result.optimal;
   json["below_eager"] = Saving(result.peak_bytes, result.eager_peak_bytes);

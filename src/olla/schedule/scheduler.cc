@@ -1,6 +1,7 @@
 #include "olla/schedule/scheduler.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "olla/analysis/case_split_bound.h"
 #include "olla/analysis/lower_bounds.h"
@@ -53,6 +54,11 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
     if (!cuts || order.ops == last_raised.ops) return;
     last_raised = order;
     if (peak <= result.lower_bound_bytes || budget.Exhausted()) return;
+    const auto start = Budget::Clock::now();
+    auto count_time = [&] {
+      result.bound_seconds +=
+          std::chrono::duration<double>(Budget::Clock::now() - start).count();
+    };
     const MinCutResult cut =
         MinCutBound(graph, LiveBytesByOp(graph, order), result.lower_bound_bytes, peak,
                     budget.Split(0.25));
@@ -61,7 +67,7 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
       result.bound_method = "min-cut";
     }
     result.min_cut_ops += cut.ops_computed;
-    if (peak <= result.lower_bound_bytes || budget.Exhausted()) return;
+    if (peak <= result.lower_bound_bytes || budget.Exhausted()) return count_time();
     const CaseSplitResult split = CaseSplitBound(graph, order, result.lower_bound_bytes,
                                                  peak, budget.Split(split_share));
     if (split.bound_bytes > result.lower_bound_bytes) {
@@ -70,6 +76,7 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
       result.case_splits = split.splits;
     }
     result.min_cut_ops += split.cuts;
+    count_time();
   };
   raise_bound(chosen.order, chosen.peak_bytes);
   if ((method == "dp" || method == "auto") &&

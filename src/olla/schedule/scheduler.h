@@ -71,7 +71,8 @@ struct ScheduleResult {
   std::string bound_method = "forced-live";
   int32_t min_cut_ops = 0;
   int32_t case_splits = 0;
-  bool optimal = false;  // Proven: no order under the rules peaks lower.
+  double bound_seconds = 0;  // Wall clock in cuts and case splits (reports only).
+  bool optimal = false;      // Proven: no order under the rules peaks lower.
   // The updates rule made the eager order peak higher, so the search ran without it
   // (scheduler.cc): the order need not run updates as soon as ready.
   bool updates_rule_dropped = false;
