@@ -48,6 +48,7 @@ def schedule_row(olla, work, shape, ops, time_limit, method="auto"):
     return {"shape": shape, "ops": report["ops"], "limit": time_limit, "method": method,
             "eager": report["eager_peak_live_bytes"], "peak": report["peak_live_bytes"],
             "bound": report["lower_bound_bytes"], "bound_by": report["bound_method"],
+            "bound_seconds": report["bound_seconds"],
             "gap": report["gap"], "optimal": report["optimal"],
             "below": report["below_eager"], "seconds": seconds, "memory": memory,
             "check_seconds": check_seconds, "check_memory": check_memory,
@@ -96,17 +97,19 @@ def main():
         "listed layer by layer, whose optimum a diagonal sweep approaches and no bound "
         "of olla's reaches yet; *mixture* units of the four in random sequence. "
         "*below eager*: 1 - peak / eager peak (live bytes); *gap*: (peak - bound) / "
-        "bound.",
+        "bound; *bound s*: seconds in min cuts and case splits.",
         "",
         "| shape | ops | method | limit s | eager MiB | peak MiB | below eager % | "
-        "bound MiB | bound by | gap % | optimal | seconds | MiB | check s | check MiB |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|",
+        "bound MiB | bound by | bound s | gap % | optimal | seconds | MiB | check s | "
+        "check MiB |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['shape']} | {r['ops']:,} | {r['method']} ({r['found_by']}) | "
             f"{r['limit']} | {r['eager'] / MIB:,.1f} | {r['peak'] / MIB:,.1f} | "
             f"{100 * r['below']:.1f} | {r['bound'] / MIB:,.1f} | {r['bound_by']} | "
+            f"{r['bound_seconds']:.2f} | "
             f"{100 * r['gap']:.1f} | {'yes' if r['optimal'] else 'no'} | "
             f"{r['seconds']:.1f} | {r['memory']:,} | {r['check_seconds']:.1f} | "
             f"{r['check_memory']:,} |")
