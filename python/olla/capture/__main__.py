@@ -32,6 +32,10 @@ def _parser():
     parser.add_argument("--optimizer", choices=OPTIMIZERS,
                         help="train mode only (default: the zoo's choice, else sgd)")
     parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--copy-elimination", action="store_true",
+                        help="apply the exact rewrites of olla.capture.rewrites (an "
+                             "in-place ReLU6's saved input copy): the graph then "
+                             "differs from what eager PyTorch runs")
     parser.add_argument("-o", "--output", help="FILE.json or FILE.json.gz")
     parser.add_argument("--list", action="store_true", help="list the models and exit")
     return parser
@@ -78,6 +82,7 @@ def main(argv=None):
         graph = capture_training_step(
             work.model, work.inputs, work.loss_fn, work.targets, optimizer=optimizer,
             lr=arguments.lr, mode=arguments.mode,
+            copy_elimination=arguments.copy_elimination,
             name=f"{arguments.model}.{arguments.mode}.b{arguments.batch}",
             metadata={"model": arguments.model, "batch": arguments.batch,
                       "command": " ".join(["python3 -m olla.capture"] + argv)})
@@ -86,8 +91,10 @@ def main(argv=None):
         print(f"olla.capture: error: {error}", file=sys.stderr)
         return 1
     seconds = time.perf_counter() - started
+    rewrites = "".join(f", {count} x {name}" for name, count in
+                       graph.metadata.get("rewrites", {}).items())
     print(f"{arguments.output}: {len(graph.ops)} ops, {len(graph.buffers)} buffers, "
-          f"{graph.persistent_bytes()} persistent bytes, {seconds:.1f} s")
+          f"{graph.persistent_bytes()} persistent bytes{rewrites}, {seconds:.1f} s")
     return 0
 
 

@@ -12,6 +12,7 @@ from torch.nn.utils import stateless
 
 from . import meta_kernels
 from .optimizers import Optimizer, find_slots
+from .rewrites import eliminate_copies
 from .storage import CaptureError, build_graph
 
 MODES = ("train", "eval")
@@ -336,7 +337,8 @@ def trace(step):
 
 def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optimizer="sgd",
                           lr=0.01, mode="train", name=None, metadata=None,
-                          example_kwargs=None, keep_random_order=False):
+                          example_kwargs=None, keep_random_order=False,
+                          copy_elimination=False):
     """Captures one step of `model` as an olla Graph.
 
     Train mode: forward pass on `example_inputs`, `loss_fn(output, *targets)`, the
@@ -345,16 +347,21 @@ def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optim
     Parameters, module buffers, optimizer state, inputs and targets are persistent.
     `optimizer` may also be the user's torch.optim.SGD, Adam or AdamW (its param groups'
     options and scalars: optimizers.py); example_kwargs are keyword tensor inputs;
-    keep_random_order chains the random ops (dropout) in their traced order.
+    keep_random_order chains the random ops (dropout) in their traced order;
+    copy_elimination applies the exact rewrites of rewrites.py (the graph's metadata
+    "rewrites" says which applied, how often).
     """
     step = TrainingStep(model, example_inputs, loss_fn, targets, optimizer, lr, mode,
                         example_kwargs)
     gm, slots = trace(step)
+    applied = eliminate_copies(gm) if copy_elimination else {}
     values = _fake_values(gm, step.example_arguments())
     annotations = _attribute_modules(
         gm, {node: _Annotations.parse(node) for node in gm.graph.nodes},
         step.input_descriptions())
     info = {"mode": mode, "torch": torch.__version__}
+    if copy_elimination:
+        info["rewrites"] = applied
     if mode == "train":
         info["optimizer"] = step.optimizer.name
     info.update(metadata or {})

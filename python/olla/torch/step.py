@@ -29,7 +29,7 @@ class OllaStep:
     """
 
     def __init__(self, model, example_inputs, loss_fn, optimizer, targets, example_kwargs,
-                 options):
+                 options, copy_elimination=True):
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
         if not isinstance(optimizer, torch.optim.Optimizer):
@@ -45,7 +45,8 @@ class OllaStep:
         try:
             self.graph = capture_training_step(
                 model, inputs, loss_fn, targets, optimizer=optimizer, mode="train",
-                name=type(model).__name__, example_kwargs=kwargs, keep_random_order=True)
+                name=type(model).__name__, example_kwargs=kwargs, keep_random_order=True,
+                copy_elimination=copy_elimination)
         except CaptureError as error:
             raise ValueError(f"olla cannot capture this model's step: {error} (see "
                              f"docs/torch.md, 'What it cannot do')") from None
@@ -206,16 +207,23 @@ CPU_ALIGNMENT = 64
 
 
 def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=10.0,
-             memory_budget=None, example_kwargs=None, alignment=CPU_ALIGNMENT, **options):
+             memory_budget=None, example_kwargs=None, alignment=CPU_ALIGNMENT,
+             copy_elimination=True, **options):
     """Captures one training step of `model` (forward on example_inputs and
     example_kwargs, loss_fn(output, *targets), backward, `optimizer`'s update), plans
     it with olla (the options of olla.optimize_graph: time_limit, memory_budget,
-    work_limit, alignment, ...) and returns an OllaStep that runs it."""
+    work_limit, alignment, ...) and returns an OllaStep that runs it.
+    copy_elimination: the exact rewrites of olla.capture.rewrites (copies autograd
+    makes that the step need not: an in-place ReLU6's saved input), which change no
+    value; False keeps the step as PyTorch traces it."""
     options = dict(options, time_limit=time_limit, alignment=alignment)
     if memory_budget is not None:
         options["memory_budget"] = memory_budget
+    if not isinstance(copy_elimination, bool):
+        raise ValueError(f"copy_elimination: expected True or False, got "
+                         f"{copy_elimination!r}")
     return OllaStep(model, example_inputs, loss_fn, optimizer, targets, example_kwargs,
-                    options)
+                    options, copy_elimination)
 
 
 __all__ = ["OllaStep", "optimize", "flat_tensors"]

@@ -76,3 +76,16 @@ def test_capture_is_deterministic(tmp_path):
                        tmp_path / "g.json.gz").returncode == 0
     outputs.append((tmp_path / "g.json.gz").read_bytes())
     assert outputs[0] == outputs[1]
+
+
+def test_copy_elimination_is_a_flag_and_said(tmp_path, simulate):
+    sizes = {}
+    for flag in ([], ["--copy-elimination"]):
+        path = tmp_path / f"g{len(flag)}.json.gz"
+        result = capture("mobilenet_v2", "--batch", "2", *flag, "-o", path)
+        assert result.returncode == 0, result.stderr
+        metadata = json.loads(gzip.decompress(path.read_bytes()))["metadata"]
+        assert ("x hardtanh_backward_from_output" in result.stdout) == bool(flag)
+        assert ("rewrites" in metadata) == bool(flag)
+        sizes[bool(flag)] = simulate(path)["eager_peak_live_bytes"]
+    assert sizes[True] < sizes[False]
