@@ -67,3 +67,4 @@ bash bench/placement.sh "$build"
 /usr/bin/python3 bench/zoo.py --olla "$build/bin/olla"
 /usr/bin/python3 bench/scale.py --olla "$build/bin/olla"
 /usr/bin/python3 bench/synthetic.py --olla "$build/bin/olla"
+/usr/bin/python3 bench/max_batch.py

@@ -1,8 +1,11 @@
 """olla inside PyTorch: olla.torch.optimize plans a training step of the user's model
 and optimizer and runs it in olla's order in the planned arena; olla.torch.measure
-compares its memory with eager PyTorch's (docs/torch.md)."""
+compares its memory with eager PyTorch's; olla.torch.max_batch_size finds the largest
+batch that fits a memory (docs/torch.md)."""
 
+from .batch import BatchSizes, Fit, max_batch_size
 from .memory import eager_step, measure, resident_peak_bytes
 from .step import OllaStep, optimize
 
-__all__ = ["OllaStep", "eager_step", "measure", "optimize", "resident_peak_bytes"]
+__all__ = ["BatchSizes", "Fit", "OllaStep", "eager_step", "max_batch_size", "measure",
+           "optimize", "resident_peak_bytes"]

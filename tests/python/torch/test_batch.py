@@ -1,0 +1,127 @@
+"""olla.torch.max_batch_size and `python3 -m olla.torch.max_batch`: the search, its
+evidence checked by capturing again, and the errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import olla
+import olla.torch as olla_torch
+from olla.capture import capture_training_step
+from olla.torch.batch import _largest, parse_bytes
+
+from conftest import ROOT
+
+
+def test_the_search_finds_the_boundary_with_its_evidence():
+    needs = lambda batch: 1000 + 37 * batch  # noqa: E731
+    fit = _largest(needs, memory=5000, min_batch=1, max_batch=1 << 16)
+    assert fit.batch == (5000 - 1000) // 37
+    assert fit.bytes == needs(fit.batch) <= 5000 < fit.next_bytes == needs(fit.batch + 1)
+    assert len(fit.tried) <= 20
+    assert _largest(needs, 1000, 1, 100).batch == 0
+    capped = _largest(needs, 10**9, 1, 100)
+    assert capped.batch == 100 and capped.next_bytes is None
+    assert _largest(needs, 5000, 50, 1000).batch == fit.batch
+
+
+class SmallConvNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(inplace=True),
+            torch.nn.Conv2d(32, 32, 3, padding=1), torch.nn.ReLU(inplace=True),
+            torch.nn.MaxPool2d(2), torch.nn.Conv2d(32, 64, 3, padding=1),
+            torch.nn.ReLU(inplace=True), torch.nn.AdaptiveAvgPool2d(1))
+        self.head = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        return self.head(self.features(x).flatten(1))
+
+
+def make_inputs(batch):
+    return [torch.randn(batch, 3, 32, 32)], [torch.randint(0, 10, (batch,))]
+
+
+def test_olla_fits_a_larger_batch_and_the_evidence_holds_when_captured_again():
+    model = SmallConvNet()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    loss_fn = torch.nn.functional.cross_entropy
+    memory = 64 << 20
+    sizes = olla_torch.max_batch_size(model, make_inputs, loss_fn, optimizer, memory,
+                                      work_limit=20_000)
+    assert 1 <= sizes.eager.batch < sizes.olla.batch
+    assert sizes.olla_recompute is None
+    for fit in (sizes.eager, sizes.olla):
+        assert fit.bytes <= memory < fit.next_bytes
+    # Independently: capture and plan at the batches found and one above.
+    def eager_bytes(batch):
+        graph = capture_training_step(model, *make_inputs(batch)[:1], loss_fn,
+                                      make_inputs(batch)[1], optimizer=optimizer)
+        return olla.simulate(graph)["eager_reserved_bytes"]
+    assert eager_bytes(sizes.eager.batch) <= memory < eager_bytes(sizes.eager.batch + 1)
+    def olla_bytes(batch):
+        graph = capture_training_step(model, *make_inputs(batch)[:1], loss_fn,
+                                      make_inputs(batch)[1], optimizer=optimizer,
+                                      copy_elimination=True)
+        return olla.optimize_graph(graph, alignment=512,
+                                   work_limit=20_000).report["total_bytes"]
+    assert olla_bytes(sizes.olla.batch) <= memory < olla_bytes(sizes.olla.batch + 1)
+    assert f"batch {sizes.olla.batch}" in sizes.text()
+
+
+@pytest.mark.parametrize("arguments,message", [
+    (dict(memory=0), "memory: expected a positive number of bytes"),
+    (dict(memory=1 << 20, max_batch=0), "max_batch: expected a positive integer"),
+    (dict(memory=1 << 20, min_batch=8, max_batch=4), "min_batch: 8 is above max_batch 4"),
+])
+def test_bad_arguments_are_named(arguments, message):
+    model = SmallConvNet()
+    with pytest.raises(ValueError, match=message):
+        olla_torch.max_batch_size(model, make_inputs, torch.nn.functional.cross_entropy,
+                                  "sgd", **arguments)
+    with pytest.raises(ValueError, match="make_inputs: expected a callable"):
+        olla_torch.max_batch_size(model, None, torch.nn.functional.cross_entropy, "sgd",
+                                  1 << 20)
+
+
+@pytest.mark.parametrize("text,value", [
+    ("16GiB", 16 << 30), ("16G", 16 << 30), ("16GB", 16 * 10**9), ("512MiB", 512 << 20),
+    ("1000000", 1000000), ("1.5 GiB", 3 << 29)])
+def test_memory_sizes_parse(text, value):
+    assert parse_bytes(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "-1G", "16XB", "nan", "1e30"])
+def test_bad_memory_sizes_are_refused(text):
+    with pytest.raises(ValueError, match="memory: expected bytes such as 16GiB"):
+        parse_bytes(text)
+
+
+def run(*arguments):
+    return subprocess.run([sys.executable, "-m", "olla.torch.max_batch", *arguments],
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
+
+
+def test_the_command_line_gives_both_batches():
+    result = run("squeezenet1_1", "--memory", "1GiB", "--json", "--time-limit", "2")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert 1 <= answer["eager"]["batch"] <= answer["olla"]["batch"]
+    assert answer["olla"]["bytes"] <= 1 << 30 < answer["olla"]["next_bytes"]
+    assert answer["olla_recompute"] is None
+
+
+@pytest.mark.parametrize("arguments,message", [
+    (["no_such_net", "--memory", "1G"], "unknown model 'no_such_net'"),
+    (["resnet18", "--memory", "lots"], "memory: expected bytes such as 16GiB"),
+    (["resnet18"], "the following arguments are required: --memory"),
+])
+def test_command_line_errors_are_one_line(arguments, message):
+    result = run(*arguments)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
