@@ -31,6 +31,8 @@ def _parser():
     parser.add_argument("--max-batch", type=int, default=1 << 16)
     parser.add_argument("--time-limit", type=float, default=10.0,
                         help="seconds for each plan (default 10)")
+    parser.add_argument("--work-limit", type=int,
+                        help="deterministic work units for each plan (as olla optimize)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -51,7 +53,8 @@ def main(argv=None):
             arguments.optimizer or (entry.optimizer if entry else "sgd"), memory,
             max_batch=arguments.max_batch,
             min_batch=entry.min_train_batch if entry else 1,
-            time_limit=arguments.time_limit)
+            time_limit=arguments.time_limit,
+            **({} if arguments.work_limit is None else {"work_limit": arguments.work_limit}))
     except (zoo.UnknownModel, ValueError) as error:
         print(f"olla.torch.max_batch: error: {error}", file=sys.stderr)
         return 1

@@ -78,68 +78,125 @@ Status ReadIdList(const JsonValue* array, const std::string& path, const IdMap& 
   return OkStatus();
 }
 
-StatusOr<std::vector<Buffer>> ReadBuffers(const JsonValue& array, IdMap& ids) {
-  std::vector<Buffer> buffers(array.size());
-  ids.Reserve(array.size());
-  for (size_t i = 0; i < array.size(); ++i) {
-    JsonObject object(array[i], fmt::format("buffers[{}]", i));
-    Buffer& buffer = buffers[i];
-    buffer.file_id = object.Int("id");
-    buffer.name = object.String("name", "");
-    buffer.size = object.Int("size");
-    buffer.kind = ReadEnum(object, "kind", kBufferKindNames, BufferKind::kActivation);
-    buffer.persistent = object.Bool("persistent", false);
-    buffer.output = object.Bool("output", false);
-    buffer.dtype = object.String("dtype", "");
-    if (const JsonValue* shape = object.OptionalArray("shape")) {
-      Status status;
-      for (size_t d = 0; d < shape->size() && status.ok(); ++d) {
-        const auto dim = ReadIntElement(
-            (*shape)[d], fmt::format("{}.shape[{}]", object.path(), d), status);
-        if (dim) buffer.shape.push_back(*dim);
-      }
-      OLLA_RETURN_IF_ERROR(status);
+StatusOr<Buffer> ReadBuffer(const JsonValue& element, size_t i, IdMap& ids) {
+  JsonObject object(element, fmt::format("buffers[{}]", i));
+  Buffer buffer;
+  buffer.file_id = object.Int("id");
+  buffer.name = object.String("name", "");
+  buffer.size = object.Int("size");
+  buffer.kind = ReadEnum(object, "kind", kBufferKindNames, BufferKind::kActivation);
+  buffer.persistent = object.Bool("persistent", false);
+  buffer.output = object.Bool("output", false);
+  buffer.dtype = object.String("dtype", "");
+  if (const JsonValue* shape = object.OptionalArray("shape")) {
+    Status status;
+    for (size_t d = 0; d < shape->size() && status.ok(); ++d) {
+      const auto dim = ReadIntElement(
+          (*shape)[d], fmt::format("{}.shape[{}]", object.path(), d), status);
+      if (dim) buffer.shape.push_back(*dim);
     }
-    object.Ignore("metadata");
-    OLLA_RETURN_IF_ERROR(object.Finish());
-    if (buffer.size < 0) {
-      return InvalidInput(
-          fmt::format("{}.size: negative size {}", object.path(), buffer.size));
-    }
-    OLLA_RETURN_IF_ERROR(
-        ids.Add(buffer.file_id, static_cast<int32_t>(i), object.PathOf("id")));
+    OLLA_RETURN_IF_ERROR(status);
   }
-  return buffers;
+  object.Ignore("metadata");
+  OLLA_RETURN_IF_ERROR(object.Finish());
+  if (buffer.size < 0) {
+    return InvalidInput(
+        fmt::format("{}.size: negative size {}", object.path(), buffer.size));
+  }
+  OLLA_RETURN_IF_ERROR(
+      ids.Add(buffer.file_id, static_cast<int32_t>(i), object.PathOf("id")));
+  return buffer;
 }
 
-StatusOr<std::vector<Op>> ReadOps(const JsonValue& array, const IdMap& buffer_ids,
-                                  IdMap& op_ids) {
-  std::vector<Op> ops(array.size());
-  op_ids.Reserve(array.size());
-  for (size_t i = 0; i < array.size(); ++i) {
-    JsonObject object(array[i], fmt::format("ops[{}]", i));
-    Op& op = ops[i];
-    op.file_id = object.Int("id");
-    op.name = object.String("name", "");
-    op.type = object.String("type", "");
-    op.phase = ReadEnum(object, "phase", kPhaseNames, Phase::kForward);
-    op.workspace = object.Int("workspace", 0);
-    const JsonValue* allocates = object.OptionalArray("allocates");
-    const JsonValue* uses = object.OptionalArray("uses");
-    object.Ignore("metadata");
-    OLLA_RETURN_IF_ERROR(object.Finish());
-    if (op.workspace < 0) {
-      return InvalidInput(fmt::format("{}.workspace: negative workspace {}",
-                                      object.path(), op.workspace));
-    }
-    OLLA_RETURN_IF_ERROR(
-        op_ids.Add(op.file_id, static_cast<int32_t>(i), object.PathOf("id")));
-    OLLA_RETURN_IF_ERROR(
-        ReadIdList(allocates, object.PathOf("allocates"), buffer_ids, op.allocates));
-    OLLA_RETURN_IF_ERROR(ReadIdList(uses, object.PathOf("uses"), buffer_ids, op.uses));
+StatusOr<Op> ReadOp(const JsonValue& element, size_t i, const IdMap& buffer_ids,
+                    IdMap& op_ids) {
+  JsonObject object(element, fmt::format("ops[{}]", i));
+  Op op;
+  op.file_id = object.Int("id");
+  op.name = object.String("name", "");
+  op.type = object.String("type", "");
+  op.phase = ReadEnum(object, "phase", kPhaseNames, Phase::kForward);
+  op.workspace = object.Int("workspace", 0);
+  const JsonValue* allocates = object.OptionalArray("allocates");
+  const JsonValue* uses = object.OptionalArray("uses");
+  object.Ignore("metadata");
+  OLLA_RETURN_IF_ERROR(object.Finish());
+  if (op.workspace < 0) {
+    return InvalidInput(
+        fmt::format("{}.workspace: negative workspace {}", object.path(), op.workspace));
   }
-  return ops;
+  OLLA_RETURN_IF_ERROR(
+      op_ids.Add(op.file_id, static_cast<int32_t>(i), object.PathOf("id")));
+  OLLA_RETURN_IF_ERROR(
+      ReadIdList(allocates, object.PathOf("allocates"), buffer_ids, op.allocates));
+  OLLA_RETURN_IF_ERROR(ReadIdList(uses, object.PathOf("uses"), buffer_ids, op.uses));
+  return op;
 }
+
+// The buffers and ops of a graph file as the parser streams them (ParseJsonStreaming),
+// read one element at a time, with the errors a whole document would give, in the same
+// order: the first error of the buffers, else of the ops. Ops that come before the
+// buffers (a file that lists "ops" first) wait as documents until the end.
+class GraphElements {
+ public:
+  void StartArray(std::string_view key) {
+    bool& started = key == "buffers" ? buffers_started_ : ops_started_;
+    if (started && repeated_.empty()) repeated_ = key;
+    started = true;
+  }
+
+  void Add(std::string_view key, size_t index, JsonValue&& element) {
+    if (key == "buffers") {
+      if (!buffers_status_.ok()) return;
+      StatusOr<Buffer> buffer = ReadBuffer(element, index, buffer_ids_);
+      if (buffer.ok()) {
+        buffers_.push_back(std::move(buffer).value());
+      } else {
+        buffers_status_ = buffer.status();
+      }
+    } else if (buffers_started_) {
+      AddOp(index, element);
+    } else {
+      waiting_ops_.push_back(std::move(element));
+    }
+  }
+
+  // After the whole text parsed: the ops that waited, then the first error.
+  Status Finish() {
+    if (!repeated_.empty())
+      return InvalidInput(fmt::format("{}: appears twice in the file", repeated_));
+    for (size_t i = 0; i < waiting_ops_.size(); ++i) AddOp(i, waiting_ops_[i]);
+    waiting_ops_.clear();
+    OLLA_RETURN_IF_ERROR(buffers_status_);
+    return ops_status_;
+  }
+
+  std::vector<Buffer>& buffers() { return buffers_; }
+  std::vector<Op>& ops() { return ops_; }
+  const IdMap& op_ids() const { return op_ids_; }
+
+ private:
+  void AddOp(size_t index, const JsonValue& element) {
+    if (!ops_status_.ok()) return;
+    StatusOr<Op> op = ReadOp(element, index, buffer_ids_, op_ids_);
+    if (op.ok()) {
+      ops_.push_back(std::move(op).value());
+    } else {
+      ops_status_ = op.status();
+    }
+  }
+
+  std::vector<Buffer> buffers_;
+  std::vector<Op> ops_;
+  std::vector<JsonValue> waiting_ops_;
+  IdMap buffer_ids_{"buffer", "buffers"};
+  IdMap op_ids_{"op", "ops"};
+  Status buffers_status_;
+  Status ops_status_;
+  bool buffers_started_ = false;
+  bool ops_started_ = false;
+  std::string repeated_;  // A streamed key that appeared twice.
+};
 
 StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const JsonValue* array,
                                                      const IdMap& op_ids) {
@@ -164,25 +221,27 @@ StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const JsonValue* array,
 }  // namespace
 
 StatusOr<Graph> ParseGraph(std::string_view json_text) {
-  OLLA_ASSIGN_OR_RETURN(const JsonValue document, ParseJsonText(json_text));
+  GraphElements elements;
+  OLLA_ASSIGN_OR_RETURN(const JsonValue document,
+                        ParseJsonStreaming(
+                            json_text, {"buffers", "ops"},
+                            [&](std::string_view key) { elements.StartArray(key); },
+                            [&](std::string_view key, size_t index, JsonValue&& element) {
+                              elements.Add(key, index, std::move(element));
+                            }));
   JsonObject top(document, "");
   top.FormatHeader("olla.graph", "graph", kGraphFormatVersion);
   std::string name = top.String("name", "");
-  const JsonValue* buffers_json = top.Array("buffers");
-  const JsonValue* ops_json = top.Array("ops");
+  top.Array("buffers");
+  top.Array("ops");
   const JsonValue* precedence_json = top.OptionalArray("precedence");
   top.Ignore("metadata");
   OLLA_RETURN_IF_ERROR(top.Finish());
-
-  IdMap buffer_ids("buffer", "buffers");
-  IdMap op_ids("op", "ops");
-  OLLA_ASSIGN_OR_RETURN(std::vector<Buffer> buffers,
-                        ReadBuffers(*buffers_json, buffer_ids));
-  OLLA_ASSIGN_OR_RETURN(std::vector<Op> ops, ReadOps(*ops_json, buffer_ids, op_ids));
+  OLLA_RETURN_IF_ERROR(elements.Finish());
   OLLA_ASSIGN_OR_RETURN(std::vector<PrecedenceEdge> edges,
-                        ReadPrecedence(precedence_json, op_ids));
-  return Graph::Create(std::move(name), std::move(buffers), std::move(ops),
-                       std::move(edges));
+                        ReadPrecedence(precedence_json, elements.op_ids()));
+  return Graph::Create(std::move(name), std::move(elements.buffers()),
+                       std::move(elements.ops()), std::move(edges));
 }
 
 StatusOr<Graph> LoadGraph(const std::string& path) {

@@ -51,6 +51,7 @@ JsonObject::JsonObject(const JsonValue& value, std::string path)
     : path_(std::move(path)) {
   if (value.is_object()) {
     object_ = &value;
+    read_.assign(value.size(), false);
   } else {
     status_ = InvalidInput(fmt::format("{}: expected an object, got {}",
                                        path_.empty() ? "top level" : path_,
@@ -73,9 +74,16 @@ bool JsonObject::Has(std::string_view key) const {
 
 const JsonValue* JsonObject::Find(std::string_view key) {
   if (object_ == nullptr) return nullptr;
-  read_.emplace(key);
-  auto it = object_->find(key);
-  return it == object_->end() ? nullptr : &*it;
+  // The fields in file order (ordered_map is a vector of pairs): mark the one read.
+  size_t i = 0;
+  for (const auto& [name, value] : object_->get_ref<const JsonValue::object_t&>()) {
+    if (name == key) {
+      read_[i] = true;
+      return &value;
+    }
+    ++i;
+  }
+  return nullptr;
 }
 
 const JsonValue* JsonObject::Required(std::string_view key) {
@@ -179,9 +187,10 @@ int64_t JsonObject::FormatHeader(std::string_view format, std::string_view what,
 
 Status JsonObject::Finish() {
   if (ok() && object_ != nullptr) {
-    for (const auto& [key, value] : object_->items()) {
-      if (read_.find(key) == read_.end()) {
-        Fail(PathOf(key), "unknown field");
+    size_t i = 0;
+    for (const auto& field : object_->get_ref<const JsonValue::object_t&>()) {
+      if (!read_[i++]) {
+        Fail(PathOf(field.first), "unknown field");
         break;
       }
     }

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,7 +65,7 @@ class JsonObject {
 
   const JsonValue* object_ = nullptr;
   std::string path_;
-  std::set<std::string, std::less<>> read_;
+  std::vector<bool> read_;  // Per field, in file order: read by some call.
   Status status_;
 };
 
