@@ -13,7 +13,7 @@ packages=(
   # The fuzz targets: clang with libFuzzer and the sanitizer runtimes.
   clang libclang-rt-14-dev
   # C++ libraries.
-  coinor-libcbc-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  coinor-libcbc-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev
   libboost-graph-dev
   # bench/max_flow_bench.cc: LEMON's max flow, measured against Boost.Graph's.
   liblemon-dev

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "olla/io/file.h"
+#include "olla/io/graph_json_fast.h"
 #include "olla/io/json_object.h"
 #include "olla/io/json_text.h"
 
@@ -221,6 +222,11 @@ StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const JsonValue* array,
 }  // namespace
 
 StatusOr<Graph> ParseGraph(std::string_view json_text) {
+  if (std::optional<Graph> graph = FastParseGraph(json_text)) return std::move(*graph);
+  return ParseGraphStrict(json_text);
+}
+
+StatusOr<Graph> ParseGraphStrict(std::string_view json_text) {
   GraphElements elements;
   OLLA_ASSIGN_OR_RETURN(const JsonValue document,
                         ParseJsonStreaming(
