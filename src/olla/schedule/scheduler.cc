@@ -18,6 +18,31 @@
 namespace olla {
 namespace {
 
+// Raises result's bound with cuts at the ops where `order` (peaking at `peak`) is above
+// it (analysis/min_cut_bound.h), in a quarter of the budget, then with case splits at
+// its peak ops (analysis/case_split_bound.h), in `split_share` of what is left.
+void RaiseBound(const Graph& graph, const Order& order, int64_t peak,
+                const Budget& budget, double split_share, ScheduleResult& result) {
+  if (peak <= result.lower_bound_bytes || budget.Exhausted()) return;
+  const MinCutResult cut =
+      MinCutBound(graph, LiveBytesByOp(graph, order), result.lower_bound_bytes, peak,
+                  budget.Split(0.25));
+  if (cut.bound_bytes > result.lower_bound_bytes) {
+    result.lower_bound_bytes = cut.bound_bytes;
+    result.bound_method = "min-cut";
+  }
+  result.min_cut_ops += cut.ops_computed;
+  if (peak <= result.lower_bound_bytes || budget.Exhausted()) return;
+  const CaseSplitResult split = CaseSplitBound(graph, order, result.lower_bound_bytes,
+                                               peak, budget.Split(split_share));
+  if (split.bound_bytes > result.lower_bound_bytes) {
+    result.lower_bound_bytes = split.bound_bytes;
+    result.bound_method = "case-split";
+    result.case_splits = split.splits;
+  }
+  result.min_cut_ops += split.cuts;
+}
+
 // The methods on a graph without pins (or with pins made edges).
 ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
                              const Budget& budget) {
@@ -41,42 +66,18 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
                                          : BestHeuristic(model, options.rules, budget);
   result.best_heuristic = chosen.method;
   result.best_heuristic_peak_bytes = chosen.peak_bytes;
-  // Cuts at the ops where an incumbent is above the bound (analysis/min_cut_bound.h),
-  // then case splits at its peak ops (analysis/case_split_bound.h): before the
-  // searches, so that pieces at the raised bound are not searched and local search
-  // stops there, and again with each order a search found, whose peak may sit at other
-  // ops.
+  // The bound is raised before the searches, so that pieces at the raised bound are
+  // not searched and local search stops there, and again with each order a search
+  // found, whose peak may sit at other ops.
   const bool cuts = method == "auto" || method == "local" || method == "dp";
   Order last_raised;
-  // `split_share`: the part of the budget left after the cuts that case splits may
-  // take.
   auto raise_bound = [&](const Order& order, int64_t peak, double split_share = 0.25) {
     if (!cuts || order.ops == last_raised.ops) return;
     last_raised = order;
-    if (peak <= result.lower_bound_bytes || budget.Exhausted()) return;
     const auto start = Budget::Clock::now();
-    auto count_time = [&] {
-      result.bound_seconds +=
-          std::chrono::duration<double>(Budget::Clock::now() - start).count();
-    };
-    const MinCutResult cut =
-        MinCutBound(graph, LiveBytesByOp(graph, order), result.lower_bound_bytes, peak,
-                    budget.Split(0.25));
-    if (cut.bound_bytes > result.lower_bound_bytes) {
-      result.lower_bound_bytes = cut.bound_bytes;
-      result.bound_method = "min-cut";
-    }
-    result.min_cut_ops += cut.ops_computed;
-    if (peak <= result.lower_bound_bytes || budget.Exhausted()) return count_time();
-    const CaseSplitResult split = CaseSplitBound(graph, order, result.lower_bound_bytes,
-                                                 peak, budget.Split(split_share));
-    if (split.bound_bytes > result.lower_bound_bytes) {
-      result.lower_bound_bytes = split.bound_bytes;
-      result.bound_method = "case-split";
-      result.case_splits = split.splits;
-    }
-    result.min_cut_ops += split.cuts;
-    count_time();
+    RaiseBound(graph, order, peak, budget, split_share, result);
+    result.bound_seconds +=
+        std::chrono::duration<double>(Budget::Clock::now() - start).count();
   };
   raise_bound(chosen.order, chosen.peak_bytes);
   if ((method == "dp" || method == "auto") &&
