@@ -68,3 +68,4 @@ bash bench/placement.sh "$build"
 /usr/bin/python3 bench/scale.py --olla "$build/bin/olla"
 /usr/bin/python3 bench/synthetic.py --olla "$build/bin/olla"
 /usr/bin/python3 bench/max_batch.py
+/usr/bin/python3 bench/limits.py --olla "$build/bin/olla"

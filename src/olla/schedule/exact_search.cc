@@ -29,6 +29,12 @@ class PieceSearch {
         limits_(limits),
         budget_(budget),
         node_limit_(std::min(limits.max_nodes, budget.work_left())),
+        // A node looks at every free op of the piece: the clock is read about once per
+        // million ops looked at, at least every 1024 nodes.
+        clock_every_(std::clamp<int64_t>(
+            (int64_t{1} << 20) /
+                std::max<int64_t>(1, static_cast<int64_t>(free_ops.size())),
+            1, 1024)),
         best_(incumbent),
         local_(static_cast<size_t>(graph_.num_ops()), -1),
         bits_((free_ops.size() + 63) / 64, 0),
@@ -58,7 +64,7 @@ class PieceSearch {
     if (static_cast<int64_t>(memo_.size()) * state_bytes >= limits_.max_memo_bytes)
       return true;
     if (++nodes_ >= node_limit_) return true;
-    if ((nodes_ & 1023) == 0 && budget_.OutOfTime()) return true;
+    if (nodes_ % clock_every_ == 0 && budget_.OutOfTime()) return true;
     return false;
   }
 
@@ -115,6 +121,7 @@ class PieceSearch {
   const ExactSearchLimits limits_;
   const Budget& budget_;
   const int64_t node_limit_;
+  const int64_t clock_every_;
 
   int64_t best_;
   std::vector<OpId> best_ops_;
