@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "olla/solver/milp_solver.h"
+
 namespace olla {
 namespace {
 
@@ -27,6 +29,26 @@ TEST(MilpModelTest, IsFeasibleChecksBoundsIntegralityAndRows) {
   EXPECT_FALSE(model.IsFeasible({2, 1}));          // The row's upper side.
   EXPECT_FALSE(model.IsFeasible({1}));             // One value per variable.
   EXPECT_FALSE(model.IsFeasible({1, std::nan("")}));
+}
+
+}  // namespace
+}  // namespace olla
+
+namespace olla {
+namespace {
+
+TEST(FitsInTimeTest, ModelsTooLargeForTheTimeLeftAreNotSolved) {
+  MilpModel model;
+  const int32_t x = model.AddVariable("x", 0, 10, 1, true);
+  const int32_t y = model.AddBinary("y");
+  model.AddConstraint("c", {{x, 1}, {y, 1}}, 1, kInfinity);
+  EXPECT_EQ(ModelEntries(model), 4);  // Two variables, two terms.
+  // Without a deadline the work limit decides alone.
+  EXPECT_TRUE(FitsInTime(int64_t{1} << 60, Budget::OfWork(1)));
+  // wall clock: a deadline far enough that no stall of the machine matters.
+  const Budget thousand_seconds = Budget::Of(1000.0);
+  EXPECT_TRUE(FitsInTime(1'000'000, thousand_seconds));
+  EXPECT_FALSE(FitsInTime(int64_t{100'000'000'000}, thousand_seconds));
 }
 
 }  // namespace

@@ -39,6 +39,15 @@ std::vector<std::vector<int32_t>> MaximalLiveSets(const PlacementProblem& proble
 Placement IlpPlacer::Place(const PlacementProblem& problem, const Budget& budget) const {
   Placement best = BestGreedyPlacement(problem, options_.threads, budget);
   if (best.optimal() || HasFixedOffsets(problem) || problem.size() == 0) return best;
+  // The model has a binary per overlapping pair and a constraint per buffer of each
+  // live set: quadratic, seconds to build on a thousand buffers. Building stops when
+  // the budget's time is out, and the greedy placement stands.
+  auto out_of_time = [&] {
+    if (!budget.OutOfTime()) return false;
+    best.stopped_by = budget.Reached();
+    return true;
+  };
+  if (out_of_time()) return best;
 
   const auto n = static_cast<size_t>(problem.size());
   const double upper = static_cast<double>(best.arena_bytes);
@@ -89,6 +98,7 @@ Placement IlpPlacer::Place(const PlacementProblem& problem, const Budget& budget
   };
   std::vector<Pair> pairs;
   for (size_t i = 0; i < n; ++i) {
+    if (i % 64 == 0 && out_of_time()) return best;
     for (size_t j = i + 1; j < n; ++j) {
       const PlacementBuffer& a = problem.buffers[i];
       const PlacementBuffer& c = problem.buffers[j];
@@ -123,6 +133,7 @@ Placement IlpPlacer::Place(const PlacementProblem& problem, const Budget& budget
   for (size_t k = 0; k < live_sets.size(); ++k) {
     const std::vector<int32_t>& live = live_sets[k];
     if (live.size() < 3) continue;  // Pairs are covered by their own constraints.
+    if (out_of_time()) return best;
     for (int32_t i : live) {
       const auto ui = static_cast<size_t>(i);
       if (problem.buffers[ui].size == 0) continue;
@@ -170,6 +181,11 @@ Placement IlpPlacer::Place(const PlacementProblem& problem, const Budget& budget
     start[static_cast<size_t>(p.choice)] = below ? 1.0 : 0.0;
   }
 
+  if (out_of_time()) return best;
+  if (!FitsInTime(ModelEntries(model), budget)) {
+    best.stopped_by = Budget::Limit::kTime;
+    return best;
+  }
   MilpOptions milp;
   LimitByBudget(budget, milp);
   milp.threads = options_.threads;

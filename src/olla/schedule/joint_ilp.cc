@@ -245,8 +245,7 @@ JointIlpResult SolveJointIlp(const Graph& input, const JointIlpOptions& options,
     result.too_large = true;
     return result;
   }
-  base.Build();
-  if (budget.Exhausted()) return result;
+  if (!base.Build(budget) || budget.Exhausted()) return result;
   // The upper bound: the start's arena, else everything stacked.
   int64_t upper = 0;
   for (const Buffer& b : graph.buffers()) upper += b.persistent ? 0 : b.size;
@@ -265,6 +264,10 @@ JointIlpResult SolveJointIlp(const Graph& input, const JointIlpOptions& options,
                          static_cast<double>(unit)));
   result.variables = model.num_variables();
   result.constraints = static_cast<int64_t>(model.constraints().size());
+  if (!FitsInTime(ModelEntries(model), budget)) {
+    result.too_large = true;
+    return result;
+  }
 
   MilpOptions milp;
   LimitByBudget(budget, milp);

@@ -16,15 +16,21 @@ LifetimeIlpResult SolveLifetimeIlp(const Graph& graph, const LifetimeIlpOptions&
   LifetimeIlpResult result;
   result.steps = builder.steps();
   result.variables = builder.CountVariables();
-  if (result.variables > options.max_variables) {
+  // Too many variables to solve, or to build and load in the time left (each variable
+  // brings about three constraint terms).
+  if (result.variables > options.max_variables ||
+      !FitsInTime(4 * static_cast<int64_t>(result.variables), budget)) {
     result.too_large = true;
     return result;
   }
-  builder.Build();
+  const bool built = builder.Build(budget);
   result.variables = builder.model().num_variables();
   result.constraints = static_cast<int32_t>(builder.model().constraints().size());
-
-  if (budget.Exhausted()) return result;  // Building the model took it all.
+  if (!built || budget.Exhausted()) return result;  // Building took the time there was.
+  if (!FitsInTime(ModelEntries(builder.model()), budget)) {
+    result.too_large = true;
+    return result;
+  }
   MilpOptions milp;
   LimitByBudget(budget, milp);
   milp.relative_gap = options.relative_gap;

@@ -58,7 +58,9 @@ struct LifetimeIlpResult {
   int32_t steps = 0;
   int64_t variables = 0;
   int32_t constraints = 0;
-  bool too_large = false;      // More than max_variables: not built, not solved.
+  // More than max_variables, or more than the time left can build and load
+  // (FitsInTime): not built, or built and not solved.
+  bool too_large = false;
   std::string solver_failure;  // How the solver died, when it did (no solution then).
 };
 

@@ -12,6 +12,7 @@
 
 #include "olla/analysis/reachability.h"
 #include "olla/analysis/topology.h"
+#include "olla/core/budget.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
 #include "olla/schedule/lifetime_ilp.h"
@@ -90,22 +91,28 @@ class LifetimeIlpModel {
     return count;
   }
 
-  void Build() {
+  // Builds the model; false when `budget`'s time ran out first (the model is then
+  // incomplete and must not be solved). Seconds on a thousand ops: the clock is read
+  // every 64 ops or buffers of each stage.
+  bool Build(const Budget& budget = Budget()) {
     const int32_t n = graph_.num_ops();
+    const auto out_of_time = [&](int32_t i) { return i % 64 == 0 && budget.OutOfTime(); };
     run_.resize(static_cast<size_t>(n));
     for (int32_t v = 0; v < n; ++v) {
+      if (out_of_time(v)) return false;
       const Window w = windows_[static_cast<size_t>(v)];
       run_[static_cast<size_t>(v)] = model_.num_variables();
       for (int32_t t = w.first; t <= w.last; ++t)
         model_.AddBinary("R" + std::to_string(v) + "_" + std::to_string(t));
     }
-    BuildPreserved();
+    if (!BuildPreserved(out_of_time)) return false;
     z_ = model_.AddVariable("z",
                             std::ceil(static_cast<double>(options_.lower_bound_bytes) /
                                       static_cast<double>(unit_)),
                             kInfinity, 1.0, false);
 
     for (int32_t v = 0; v < n; ++v) {  // Each op runs once.
+      if (out_of_time(v)) return false;
       std::vector<MilpTerm> terms;
       ForEachStep(v, [&](int32_t, int32_t var) { terms.push_back({var, 1.0}); });
       model_.AddConstraint("once" + std::to_string(v), terms, 1.0, 1.0);
@@ -122,6 +129,7 @@ class LifetimeIlpModel {
                              1, 1);
     }
     for (int32_t a = 0; a < n; ++a) {  // Predecessors run at earlier steps.
+      if (out_of_time(a)) return false;
       for (OpId b : graph_.successors(OpId(a))) {
         std::vector<MilpTerm> terms;
         ForEachStep(b.value(), [&](int32_t t, int32_t var) {
@@ -132,8 +140,9 @@ class LifetimeIlpModel {
                              terms, 1.0, kInfinity);
       }
     }
-    BuildLiveness();
+    if (!BuildLiveness(out_of_time)) return false;
     BuildMemory();
+    return !budget.OutOfTime();
   }
 
   // The variable values of running op v at step_of[v] and keeping every buffer exactly
@@ -246,11 +255,13 @@ class LifetimeIlpModel {
       f(t, run_[static_cast<size_t>(v)] + t - w.first);
   }
 
-  void BuildPreserved() {
+  template <typename OutOfTime>
+  bool BuildPreserved(const OutOfTime& out_of_time) {
     const int32_t buffers = graph_.num_buffers();
     preserved_.assign(static_cast<size_t>(buffers), -1);
     preserved_window_.assign(static_cast<size_t>(buffers), Window{});
     for (int32_t i = 0; i < buffers; ++i) {
+      if (out_of_time(i)) return false;
       const BufferId b(i);
       if (!Tracked(b)) continue;
       const Window w = PreservableSteps(b);
@@ -259,10 +270,13 @@ class LifetimeIlpModel {
       for (int32_t t = w.first; t <= w.last; ++t)
         model_.AddBinary("P" + std::to_string(i) + "_" + std::to_string(t));
     }
+    return true;
   }
 
-  void BuildLiveness() {
+  template <typename OutOfTime>
+  bool BuildLiveness(const OutOfTime& out_of_time) {
     for (int32_t i = 0; i < graph_.num_buffers(); ++i) {
+      if (out_of_time(i)) return false;
       const BufferId b(i);
       if (!Tracked(b)) continue;
       const OpId producer = graph_.producer(b);
@@ -312,6 +326,7 @@ class LifetimeIlpModel {
         });
       }
     }
+    return true;
   }
 
   void BuildMemory() {

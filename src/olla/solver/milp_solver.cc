@@ -10,6 +10,19 @@ void LimitByBudget(const Budget& budget, MilpOptions& options) {
   options.max_nodes = std::max<int64_t>(budget.work_left(), 0);
 }
 
+bool FitsInTime(int64_t entries, const Budget& budget) {
+  constexpr double kEntriesPerSecond = 2e6;
+  return !budget.has_deadline() ||
+         static_cast<double>(entries) <= budget.seconds_left() * kEntriesPerSecond;
+}
+
+int64_t ModelEntries(const MilpModel& model) {
+  auto entries = static_cast<int64_t>(model.variables().size());
+  for (const MilpConstraint& constraint : model.constraints())
+    entries += static_cast<int64_t>(constraint.terms.size());
+  return entries;
+}
+
 void FallBackToStart(const MilpModel& model, const MilpOptions& options,
                      MilpResult& result) {
   if (result.has_solution() || !options.start || !model.IsFeasible(*options.start)) {
