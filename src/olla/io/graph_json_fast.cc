@@ -25,6 +25,9 @@ bool ReadInt(element value, int64_t& out) {
   return true;
 }
 
+// A non-negative integer: ids, sizes, workspace.
+bool ReadCount(element value, int64_t& out) { return ReadInt(value, out) && out >= 0; }
+
 bool ReadString(element value, std::string& out) {
   if (value.type() != element_type::STRING) return false;
   out = std::string(value.get_string().value_unsafe());
@@ -89,9 +92,9 @@ bool ReadBuffer(element value, int32_t position, Buffer& buffer, IdIndex& ids) {
   for (auto [key, field] : fields) {
     bool ok = false;
     if (key == "id") {
-      ok = Once(seen, 0) && ReadInt(field, buffer.file_id) && buffer.file_id >= 0;
+      ok = Once(seen, 0) && ReadCount(field, buffer.file_id);
     } else if (key == "size") {
-      ok = Once(seen, 1) && ReadInt(field, buffer.size) && buffer.size >= 0;
+      ok = Once(seen, 1) && ReadCount(field, buffer.size);
     } else if (key == "name") {
       ok = Once(seen, 2) && ReadString(field, buffer.name);
     } else if (key == "kind") {
@@ -129,7 +132,7 @@ bool ReadOp(element value, int32_t position, Op& op, const IdIndex& buffer_ids,
   for (auto [key, field] : fields) {
     bool ok = false;
     if (key == "id") {
-      ok = Once(seen, 0) && ReadInt(field, op.file_id) && op.file_id >= 0;
+      ok = Once(seen, 0) && ReadCount(field, op.file_id);
     } else if (key == "name") {
       ok = Once(seen, 1) && ReadString(field, op.name);
     } else if (key == "type") {
@@ -137,7 +140,7 @@ bool ReadOp(element value, int32_t position, Op& op, const IdIndex& buffer_ids,
     } else if (key == "phase") {
       ok = Once(seen, 3) && ReadEnum(field, kPhaseNames, op.phase);
     } else if (key == "workspace") {
-      ok = Once(seen, 4) && ReadInt(field, op.workspace) && op.workspace >= 0;
+      ok = Once(seen, 4) && ReadCount(field, op.workspace);
     } else if (key == "allocates") {
       ok = Once(seen, 5) && ReadIds(field, buffer_ids, op.allocates);
     } else if (key == "uses") {
