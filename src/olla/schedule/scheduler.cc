@@ -44,13 +44,14 @@ void RaiseBound(const Graph& graph, const Order& order, int64_t peak,
 }
 
 // The methods on a graph without pins (or with pins made edges).
-ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
-                             const Budget& budget) {
+// `eager_peak`: the eager order's peak, which the caller has measured.
+ScheduleResult ScheduleGraph(const MemoryModel& model, int64_t eager_peak,
+                             const ScheduleOptions& options, const Budget& budget) {
+  const Graph& graph = model.graph();
   const std::string& method = options.method;
-  const MemoryModel model(graph);
   const Timings timings(model, options.rules);
   ScheduleResult result;
-  result.eager_peak_bytes = PeakOf(model, EagerOrder(graph));
+  result.eager_peak_bytes = eager_peak;
   // The forced-live set contains each op's own footprint, so its largest value is the
   // graph's bound (lower_bounds.h); the exact search prunes with the values per op.
   OLLA_CHECK(options.forced_live.empty() ||
@@ -149,18 +150,17 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
 // without the rule, and the bound is the one for all orders.
 ScheduleResult ScheduleWithFallback(const Graph& graph, const ScheduleOptions& options,
                                     const Budget& budget) {
-  if (options.rules.updates_asap) {
-    const MemoryModel model(graph);
-    const int64_t eager = PeakOf(model, EagerOrder(graph));
-    if (EagerSchedule(model, options.rules).peak_bytes > eager) {
-      ScheduleOptions free_updates = options;
-      free_updates.rules.updates_asap = false;
-      ScheduleResult result = ScheduleGraph(graph, free_updates, budget);
-      result.updates_rule_dropped = true;
-      return result;
-    }
+  const MemoryModel model(graph);
+  const int64_t eager = PeakOf(model, EagerOrder(graph));
+  if (options.rules.updates_asap &&
+      EagerSchedule(model, options.rules).peak_bytes > eager) {
+    ScheduleOptions free_updates = options;
+    free_updates.rules.updates_asap = false;
+    ScheduleResult result = ScheduleGraph(model, eager, free_updates, budget);
+    result.updates_rule_dropped = true;
+    return result;
   }
-  return ScheduleGraph(graph, options, budget);
+  return ScheduleGraph(model, eager, options, budget);
 }
 
 }  // namespace
