@@ -55,6 +55,12 @@ def _hardtanh_backward_from_output(gm):
     clone goes. Exact while nothing else writes x's storage until the last such read."""
     nodes = list(gm.graph.nodes)
     position = {node: index for index, node in enumerate(nodes)}
+    # Per storage (the node it roots at), the positions of the nodes that write it: one
+    # pass, which the rewrites below do not change (they write nothing).
+    writes = {}
+    for index, node in enumerate(nodes):
+        for root in {_storage_root(w) for w in _writes(node)}:
+            writes.setdefault(root, []).append(index)
     rewritten = 0
     for clone in nodes:
         if clone.op != "call_function" or clone.target is not aten.clone.default:
@@ -63,9 +69,8 @@ def _hardtanh_backward_from_output(gm):
             continue
         source = clone.args[0]
         # The clamp: the first node after the clone that writes the source's storage.
-        root = _storage_root(source)
-        clamp = next((n for n in nodes[position[clone] + 1:]
-                      if any(_storage_root(w) is root for w in _writes(n))), None)
+        writers = writes.get(_storage_root(source), [])
+        clamp = next((nodes[i] for i in writers if i > position[clone]), None)
         if (clamp is None or clamp.target is not aten.hardtanh_.default
                 or clamp.args[0] is not source or clamp.kwargs):
             continue
@@ -74,11 +79,10 @@ def _hardtanh_backward_from_output(gm):
         if not readers or not all(
                 r.target is aten.hardtanh_backward.default and len(r.args) == 4
                 and r.args[1] is clone and r.args[2:] == bounds
-                and clone not in (r.args[0],) for r in readers):
+                and r.args[0] is not clone for r in readers):
             continue
         last = max(position[r] for r in readers)
-        if any(any(_storage_root(w) is root for w in _writes(n))
-               for n in nodes[position[clamp] + 1:last]):
+        if any(position[clamp] < i < last for i in writers):
             continue  # The clamped values would be overwritten before a read.
         for reader in readers:
             reader.args = (reader.args[0], clamp, *reader.args[2:])
