@@ -10,11 +10,12 @@ is not, and per method the slowest run.
 """
 
 import argparse
-import datetime
 import os
 import pathlib
 import subprocess
 import tempfile
+
+from machine import machine
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -58,8 +59,6 @@ def main():
                     failed.append((name, flag, method, code))
         print(name, flush=True)
 
-    cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-               if line.startswith("model name"))
     runs = len(graphs) * (len(SCHEDULE_METHODS) + len(PLACEMENT_METHODS))
     lines = [
         "# Time limits on the zoo",
@@ -67,8 +66,8 @@ def main():
         f"`bench/limits.py`: `olla optimize GRAPH --time-limit {limit:g} -o PLAN` with each "
         f"scheduling method (the others at their default) and each placement method, on "
         f"all {len(graphs)} zoo graphs: {runs} runs, timed end to end. Within: at most "
-        f"{allowed:.1f} s (the limit + 10 % + 1 s). Machine: {os.cpu_count()} cores, "
-        f"{cpu}; {datetime.date.today()}. Shared and noisy.",
+        f"{allowed:.1f} s (the limit + 10 % + 1 s). Machine: {machine()}. "
+        f"Shared and noisy.",
         "",
         f"- Runs over the allowance: **{len(over)}** of {runs}.",
         f"- Runs that did not exit 0: **{len(failed)}**.",

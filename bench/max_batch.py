@@ -8,13 +8,14 @@ Each answer carries its evidence: the bytes at the batch found and at the next o
 """
 
 import argparse
-import datetime
 import json
 import os
 import pathlib
 import subprocess
 import sys
 import time
+
+from machine import machine
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GIB = 1 << 30
@@ -46,8 +47,6 @@ def main():
         fitted = "" if fit["bytes"] is None else f"{fit['bytes'] / GIB:.3f}"
         return f"{fit['batch']} | {fitted} | {following}"
 
-    cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-               if line.startswith("model name"))
     lines = [
         f"# The largest batch in {arguments.memory}",
         "",
@@ -58,7 +57,7 @@ def main():
         "state plus the arena of olla's plan (512-byte alignment, copy elimination). "
         "Tensors only: no CUDA context or library workspaces. GiB at the batch found "
         "and at the next one, which does not fit. Recomputation is not built yet. "
-        f"Machine: {os.cpu_count()} cores, {cpu}; {datetime.date.today()}.",
+        f"Machine: {machine()}.",
         "",
         "| model | eager batch | GiB | next GiB | olla batch | GiB | next GiB | "
         "with recomputation | | | olla / eager | search s |",

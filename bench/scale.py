@@ -11,11 +11,12 @@ cost, the floor no limit can go under.
 """
 
 import argparse
-import datetime
 import os
 import pathlib
 import subprocess
 import tempfile
+
+from machine import machine
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -38,13 +39,6 @@ def timed(arguments):
         seconds, kilobytes = timing.read().split()[-2:]
     lines = (result.stdout or result.stderr).strip().splitlines()
     return float(seconds), int(kilobytes) // 1024, result.returncode, lines[-1] if lines else ""
-
-
-def machine():
-    with open("/proc/cpuinfo") as cpuinfo:
-        model = next((line.split(":", 1)[1].strip() for line in cpuinfo
-                      if line.startswith("model name")), "unknown CPU")
-    return f"{os.cpu_count()} cores, {model}; {datetime.date.today().isoformat()}"
 
 
 def main():

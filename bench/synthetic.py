@@ -10,12 +10,12 @@ its maximum resident set, both from /usr/bin/time.
 """
 
 import argparse
-import datetime
 import json
-import os
 import pathlib
 import subprocess
 import tempfile
+
+from machine import machine
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHAPES = ["multi-branch", "unet", "transformer", "layered", "mixture"]
@@ -79,15 +79,13 @@ def main():
                                      120, method="greedy"))
             print("mixture", arguments.million, f"{rows[-1]['seconds']} s", flush=True)
 
-    cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-               if line.startswith("model name"))
     lines = [
         "# Hard synthetic graphs",
         "",
         f"`bench/synthetic.py`: `olla generate --shape S --ops N --seed 1`, then `olla "
         f"schedule --time-limit T` (8 s, the default, below 100,000 ops; 60 s at "
-        f"100,000) and `olla check` of the order. Machine: {os.cpu_count()} cores, "
-        f"{cpu}; {datetime.date.today()}. Shared and noisy: seconds are wall clock of "
+        f"100,000) and `olla check` of the order. Machine: {machine()}. Shared and "
+        f"noisy: seconds are wall clock of "
         f"the whole command, loading and writing included.",
         "",
         "The shapes (src/olla/graph/hard_graphs.h): *multi-branch* inception-like blocks "
