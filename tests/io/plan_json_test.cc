@@ -84,8 +84,10 @@ TEST(PlanJsonTest, ErrorsNameTheJsonPath) {
           R"({"version": 1, "order": [], "arena_bytes": 1, "offsets": [{"buffer": 1, "offset": 0}, {"buffer": 1, "offset": 0}]})"),
       "offsets[1].buffer: buffer 1 'e1' is given two offsets");
   EXPECT_EQ(
-      error(R"({"version": 3, "order": []})"),
-      "version: unsupported plan format version 3 (this olla reads versions 1 to 2)");
+      error(R"({"version": 4, "order": []})"),
+      "version: unsupported plan format version 4 (this olla reads versions 1 to 3)");
+  EXPECT_EQ(error(R"({"version": 2, "order": [], "recompute": []})"),
+            "recompute: needs plan format version 3");
   EXPECT_EQ(error(R"({"version": 2, "order": [], "arena_bytes": 1, "offsets": []})"),
             "top level: missing required field 'workspace'");
   EXPECT_EQ(

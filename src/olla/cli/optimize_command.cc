@@ -59,6 +59,14 @@ std::string NoPlanMessage(const Graph& graph, const OptimizeResult& result) {
         graph.Describe(forced ? bounds.forced_live_op : bounds.single_op),
         forced ? "forced-live" : "single-op");
   }
+  if (result.recompute) {
+    return fmt::format(
+        "no plan within {} bytes found: the smallest arena found is {} bytes, "
+        "recomputing "
+        "{} ops (order and placement alone need at least {} bytes)",
+        budget, result.arena_bytes(), result.recompute->recomputed_ops,
+        result.lower_bound_bytes());
+  }
   return fmt::format(
       "no plan within {} bytes found: the smallest arena found is {} bytes, the proven "
       "lower bound {} bytes",

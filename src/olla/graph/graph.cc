@@ -127,6 +127,13 @@ Status Graph::BuildIndices() {
       unique_uses.push_back(b);
     }
     op.uses = std::move(unique_uses);
+    for (BufferId b : op.writes) {
+      if (std::find(op.uses.begin(), op.uses.end(), b) == op.uses.end()) {
+        return InvalidInput(
+            fmt::format("{} writes buffer index {}, which it does not use",
+                        Describe(OpId(o)), b.value()));
+      }
+    }
   }
 
   // Precedence: data edges (producer -> each user) and explicit edges, deduplicated.

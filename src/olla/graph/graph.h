@@ -54,7 +54,12 @@ struct Op {
   Phase phase = Phase::kForward;
   std::vector<BufferId> allocates;  // Buffers this op creates (its outputs).
   std::vector<BufferId> uses;       // Buffers it reads or writes in place.
-  int64_t workspace = 0;            // Scratch bytes live only while this op runs.
+  // The buffers among `uses` it overwrites in place (relu_, an optimizer's add_).
+  // Informational except to rematerialization (remat/recompute_rules.h).
+  std::vector<BufferId> writes;
+  // It draws random numbers (dropout): running it again gives other values.
+  bool random = false;
+  int64_t workspace = 0;  // Scratch bytes live only while this op runs.
 };
 
 // An explicit ordering constraint: `before` must run before `after`.

@@ -120,6 +120,8 @@ StatusOr<Op> ReadOp(const JsonValue& element, size_t i, const IdMap& buffer_ids,
   op.workspace = object.Int("workspace", 0);
   const JsonValue* allocates = object.OptionalArray("allocates");
   const JsonValue* uses = object.OptionalArray("uses");
+  const JsonValue* writes = object.OptionalArray("writes");
+  op.random = object.Bool("random", false);
   object.Ignore("metadata");
   OLLA_RETURN_IF_ERROR(object.Finish());
   if (op.workspace < 0) {
@@ -131,6 +133,8 @@ StatusOr<Op> ReadOp(const JsonValue& element, size_t i, const IdMap& buffer_ids,
   OLLA_RETURN_IF_ERROR(
       ReadIdList(allocates, object.PathOf("allocates"), buffer_ids, op.allocates));
   OLLA_RETURN_IF_ERROR(ReadIdList(uses, object.PathOf("uses"), buffer_ids, op.uses));
+  OLLA_RETURN_IF_ERROR(
+      ReadIdList(writes, object.PathOf("writes"), buffer_ids, op.writes));
   return op;
 }
 
@@ -299,6 +303,11 @@ std::string GraphToJson(const Graph& graph) {
     append_ids(op.allocates, buffer_file_id);
     out += ", \"uses\": ";
     append_ids(op.uses, buffer_file_id);
+    if (!op.writes.empty()) {
+      out += ", \"writes\": ";
+      append_ids(op.writes, buffer_file_id);
+    }
+    if (op.random) out += ", \"random\": true";
     if (op.workspace != 0) out += fmt::format(", \"workspace\": {}", op.workspace);
     out += '}';
   }

@@ -145,8 +145,12 @@ bool ReadOp(element value, int32_t position, Op& op, const IdIndex& buffer_ids,
       ok = Once(seen, 5) && ReadIds(field, buffer_ids, op.allocates);
     } else if (key == "uses") {
       ok = Once(seen, 6) && ReadIds(field, buffer_ids, op.uses);
+    } else if (key == "writes") {
+      ok = Once(seen, 7) && ReadIds(field, buffer_ids, op.writes);
+    } else if (key == "random") {
+      ok = Once(seen, 8) && ReadBool(field, op.random);
     } else if (key == "metadata") {
-      ok = Once(seen, 7);
+      ok = Once(seen, 9);
     }
     if (!ok) return false;
   }

@@ -1,13 +1,16 @@
 #include "olla/io/plan_json.h"
 
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "olla/core/check.h"
 #include "olla/io/file.h"
 #include "olla/io/file_ids.h"
 #include "olla/io/json_object.h"
 #include "olla/io/json_text.h"
+#include "olla/remat/expand.h"
 
 namespace olla {
 namespace {
@@ -71,6 +74,56 @@ Status ReadWorkspace(const JsonValue& array, const Graph& graph, Plan& plan) {
       plan.workspace_offsets);
 }
 
+// The "recompute" array: {"op": id, "id": the run's op id, "copies": [buffer ids, one
+// per output of op], "serves": [ids of graph ops or of other runs]}.
+Status ReadRecompute(const JsonValue& array, const Graph& graph, Plan& plan) {
+  const auto ops = IndexByFileId<OpId>(graph.ops());
+  std::unordered_map<int64_t, int32_t> runs;
+  std::vector<const JsonValue*> serves(array.size());
+  plan.recompute.resize(array.size());
+  for (size_t i = 0; i < array.size(); ++i) {
+    JsonObject entry(array[i], fmt::format("recompute[{}]", i));
+    Recomputation& r = plan.recompute[i];
+    const int64_t op = entry.Int("op");
+    r.file_id = entry.Int("id");
+    const JsonValue* copies = entry.Array("copies");
+    serves[i] = entry.Array("serves");
+    OLLA_RETURN_IF_ERROR(entry.Finish());
+    auto it = ops.find(op);
+    if (it == ops.end())
+      return InvalidInput(
+          fmt::format("{}: the graph has no op {}", entry.PathOf("op"), op));
+    r.op = it->second;
+    if (!runs.emplace(r.file_id, static_cast<int32_t>(i)).second)
+      return InvalidInput(
+          fmt::format("{}: op id {} is taken", entry.PathOf("id"), r.file_id));
+    Status status;
+    for (size_t k = 0; k < copies->size(); ++k) {
+      const auto id = ReadIntElement(
+          (*copies)[k], fmt::format("{}[{}]", entry.PathOf("copies"), k), status);
+      if (!id) return status;
+      r.copy_ids.push_back(*id);
+    }
+  }
+  for (size_t i = 0; i < array.size(); ++i) {
+    Status status;
+    for (size_t k = 0; k < serves[i]->size(); ++k) {
+      const std::string path = fmt::format("recompute[{}].serves[{}]", i, k);
+      const auto id = ReadIntElement((*serves[i])[k], path, status);
+      if (!id) return status;
+      if (auto run = runs.find(*id); run != runs.end()) {
+        plan.recompute[i].feeds.push_back(run->second);
+      } else if (auto op = ops.find(*id); op != ops.end()) {
+        plan.recompute[i].serves.push_back(op->second);
+      } else {
+        return InvalidInput(
+            fmt::format("{}: no op {} in the graph or the recomputations", path, *id));
+      }
+    }
+  }
+  return OkStatus();
+}
+
 Status ReadProvenance(const JsonValue* value, Provenance& provenance) {
   if (value == nullptr) return OkStatus();
   JsonObject object(*value, "provenance");
@@ -114,11 +167,26 @@ StatusOr<Plan> ParsePlan(std::string_view json_text, const Graph& graph) {
   } else if (top.Has("arena_bytes") || top.Has("alignment")) {
     top.Fail("", "arena_bytes and alignment need an offsets array");
   }
+  const JsonValue* recompute = nullptr;
+  if (version >= 3) {
+    recompute = top.OptionalArray("recompute");
+  } else if (top.Has("recompute")) {
+    top.Fail(top.PathOf("recompute"), "needs plan format version 3");
+  }
   const JsonValue* provenance = top.OptionalObject("provenance");
   OLLA_RETURN_IF_ERROR(top.Finish());
-  OLLA_RETURN_IF_ERROR(ReadOrder(*order, graph, plan.order));
-  if (offsets != nullptr) OLLA_RETURN_IF_ERROR(ReadOffsets(*offsets, graph, plan));
-  if (workspace != nullptr) OLLA_RETURN_IF_ERROR(ReadWorkspace(*workspace, graph, plan));
+  // With recomputations, ids name the expanded graph's ops and buffers.
+  std::optional<ExpandedGraph> expanded;
+  if (recompute != nullptr) {
+    OLLA_RETURN_IF_ERROR(ReadRecompute(*recompute, graph, plan));
+    StatusOr<ExpandedGraph> made = ExpandGraph(graph, plan.recompute);
+    if (!made.ok()) return made.status();
+    expanded = std::move(made).value();
+  }
+  const Graph& runs = expanded ? expanded->graph : graph;
+  OLLA_RETURN_IF_ERROR(ReadOrder(*order, runs, plan.order));
+  if (offsets != nullptr) OLLA_RETURN_IF_ERROR(ReadOffsets(*offsets, runs, plan));
+  if (workspace != nullptr) OLLA_RETURN_IF_ERROR(ReadWorkspace(*workspace, runs, plan));
   OLLA_RETURN_IF_ERROR(ReadProvenance(provenance, plan.provenance));
   return plan;
 }
@@ -130,11 +198,41 @@ StatusOr<Plan> LoadPlan(const std::string& path, const Graph& graph) {
   return plan;
 }
 
-std::string PlanToJson(const Graph& graph, const Plan& plan) {
+std::string PlanToJson(const Graph& original, const Plan& plan) {
+  std::optional<ExpandedGraph> expanded;
+  if (plan.recomputes()) {
+    StatusOr<ExpandedGraph> made = ExpandGraph(original, plan.recompute);
+    OLLA_CHECK(made.ok(), "a plan to write has invalid recomputations");
+    expanded = std::move(made).value();
+  }
+  const Graph& graph = expanded ? expanded->graph : original;
   std::string out = fmt::format(
-      "{{\n  \"format\": \"olla.plan\",\n  \"version\": {},\n  \"graph\": {},\n  "
-      "\"order\": [",
-      kPlanFormatVersion, JsonQuote(graph.name()));
+      "{{\n  \"format\": \"olla.plan\",\n  \"version\": {},\n  \"graph\": {},\n",
+      plan.recomputes() ? 3 : 2, JsonQuote(graph.name()));
+  if (plan.recomputes()) {
+    out += "  \"recompute\": [";
+    for (size_t i = 0; i < plan.recompute.size(); ++i) {
+      const Recomputation& r = plan.recompute[i];
+      out += fmt::format("{}\n    {{\"op\": {}, \"id\": {}, \"copies\": [", i ? "," : "",
+                         original.op(r.op).file_id, r.file_id);
+      for (size_t k = 0; k < r.copy_ids.size(); ++k)
+        out += fmt::format("{}{}", k ? ", " : "", r.copy_ids[k]);
+      out += "], \"serves\": [";
+      bool first = true;
+      for (OpId user : r.serves) {
+        out += fmt::format("{}{}", first ? "" : ", ", original.op(user).file_id);
+        first = false;
+      }
+      for (int32_t j : r.feeds) {
+        out += fmt::format("{}{}", first ? "" : ", ",
+                           plan.recompute[static_cast<size_t>(j)].file_id);
+        first = false;
+      }
+      out += "]}";
+    }
+    out += "\n  ],\n";
+  }
+  out += "  \"order\": [";
   for (int32_t s = 0; s < plan.order.size(); ++s) {
     out += s == 0 ? "" : ", ";
     out += std::to_string(graph.op(plan.order.ops[static_cast<size_t>(s)]).file_id);

@@ -11,6 +11,8 @@
 #include "olla/core/version.h"
 #include "olla/pipeline/arena.h"
 #include "olla/placement/place.h"
+#include "olla/remat/cost.h"
+#include "olla/remat/remat_search.h"
 #include "olla/schedule/joint_ilp.h"
 
 namespace olla {
@@ -69,6 +71,52 @@ void DescribeOrder(const Graph& graph, const Order& order, OptimizeResult& resul
   result.peak_op = timeline.peak_op;
 }
 
+// Budget mode's last resort: recompute activations on the plan's order until the
+// placed arena fits. Each round aims the search at the budget less what placement
+// added above the order's peak last time. Replaces `plan` (and the result's placement
+// and bound) when it finds a smaller arena.
+Status FitByRecomputing(const Graph& graph, const OptimizeOptions& options,
+                        const Budget& budget, Plan& plan, OptimizeResult& result) {
+  const int64_t memory_budget = *options.memory_budget;
+  RecomputeReport report;
+  report.step_cost = StepCost(graph);
+  report.arena_without = plan.arena_bytes;
+  const Order base = plan.order;
+  int64_t target = memory_budget;
+  for (int round = 0; round < 4 && !budget.Exhausted(); ++round) {
+    RematOptions remat;
+    remat.target_bytes = target;
+    RematResult found = Rematerialize(graph, base, remat, budget.Split(0.7));
+    report.measurements += found.measurements;
+    if (found.recompute.empty()) break;
+    const Graph& expanded = found.expanded->graph;
+    OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
+                          MakeArenaProblem(expanded, found.order, options.alignment));
+    PlaceOptions place;
+    place.method = options.placement_method;
+    place.capacity = memory_budget;
+    place.threads = options.threads;
+    StatusOr<Placement> placed = Place(arena.problem, place, budget.Split(0.5));
+    if (!placed.ok())
+      return Internal("the arena problem was rejected: " + placed.status().message());
+    Plan candidate = MakePlan(expanded, found.order, arena, *placed);
+    candidate.recompute = found.recompute;
+    if (candidate.arena_bytes < plan.arena_bytes) {
+      plan = std::move(candidate);
+      result.placement = std::move(placed).value();
+      result.rounded_peak_bytes = ComputeLiveBytesBound(arena.problem).bytes;
+      report.recomputed_ops = static_cast<int32_t>(found.recompute.size());
+      report.added_cost = found.added_cost;
+      result.expanded = std::move(found.expanded);
+    }
+    if (plan.arena_bytes <= memory_budget || !found.reached) break;
+    target -= plan.arena_bytes - memory_budget;
+  }
+  report.reached = plan.arena_bytes <= memory_budget;
+  result.recompute = report;
+  return OkStatus();
+}
+
 }  // namespace
 
 double OptimizeResult::saving_vs_reserved() const {
@@ -93,8 +141,12 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   clock.Finish("baselines", "eager", false,
                result.eager.bounds.forced_live_complete() ? Budget::Limit::kNone
                                                           : Budget::Limit::kTime);
-  // A budget below the lower bound of every order cannot be met: that is the proof.
-  if (options.memory_budget && result.eager.bounds.best() > *options.memory_budget) {
+  // A budget below the lower bound of every order cannot be met by reordering: that is
+  // the proof, unless recomputation may try.
+  const bool may_recompute =
+      options.memory_budget && options.recompute && HasRecomputableActivation(graph);
+  if (options.memory_budget && !may_recompute &&
+      result.eager.bounds.best() > *options.memory_budget) {
     result.seconds = clock.total();
     return result;
   }
@@ -125,10 +177,15 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   place.method = options.placement_method;
   place.capacity = options.memory_budget;
   place.threads = options.threads;
-  // With a refinement to follow, placement leaves it a share.
+  // With a refinement to follow, placement leaves it a share; when the order cannot fit
+  // the budget, this placement is only the fallback, and recomputation gets the rest.
   const bool joint = options.schedule.method == kJointMethod;
-  StatusOr<Placement> placement =
-      Place(arena.problem, place, joint ? budget.Split(0.5) : budget);
+  const bool cannot_fit =
+      may_recompute && result.rounded_peak_bytes > *options.memory_budget;
+  StatusOr<Placement> placement = Place(arena.problem, place,
+                                        cannot_fit ? budget.Split(0.1)
+                                        : joint    ? budget.Split(0.5)
+                                                   : budget);
   if (!placement.ok()) {  // The arena problem and the options were valid.
     return Internal("the arena problem was rejected: " + placement.status().message());
   }
@@ -165,12 +222,23 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
         "refine", solved.too_large ? "joint ILP (too large: not built)" : "joint ILP",
         solved.optimal, solved.optimal ? Budget::Limit::kNone : budget.Reached());
   }
-  DescribeOrder(graph, plan.order, result);
+  if (may_recompute && plan.arena_bytes > *options.memory_budget) {
+    progress(fmt::format("recompute: the arena {} does not fit the budget {}",
+                         FormatBinaryUnits(plan.arena_bytes),
+                         FormatBinaryUnits(*options.memory_budget)));
+    OLLA_RETURN_IF_ERROR(FitByRecomputing(graph, options, budget, plan, result));
+    if (result.expanded) method += ", recompute/greedy";
+    clock.Finish("recompute", "greedy", false,
+                 result.recompute->reached ? Budget::Limit::kNone : budget.Reached());
+  }
+  DescribeOrder(result.planned_graph(graph), plan.order, result);
 
   progress("check");
   plan.provenance.olla_version = Version();
   plan.provenance.method = method;
-  plan.provenance.lower_bound_bytes = result.schedule.lower_bound_bytes;
+  // The bound holds for reorderings only: a plan that recomputes may peak lower.
+  if (!result.expanded)
+    plan.provenance.lower_bound_bytes = result.schedule.lower_bound_bytes;
   plan.provenance.peak_live_bytes = result.peak_live_bytes;
   result.check = CheckPlan(graph, plan);
   if (!result.check.valid) {

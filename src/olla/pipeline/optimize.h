@@ -13,6 +13,11 @@
 // - refine: with the schedule method "joint", OLLA's joint ILP of order and addresses
 //   (schedule/joint_ilp.h) from the plan so far, on graphs small enough for it, with
 //   what is left of the budget; its plan replaces the first when its arena is smaller;
+// - recompute: with a memory budget that the order and placement above cannot meet,
+//   rematerialization (remat/remat_search.h) drops activations after the forward pass
+//   and recomputes them before their backward uses, on the schedule's order, until the
+//   placed arena fits (unless options.recompute is off); the plan then runs the
+//   expanded graph (remat/expand.h) and says so (plan format version 3);
 // - check: the independent plan checker (simulation/plan_checker.h). A plan that fails
 //   it is an internal error, never a result.
 //
@@ -36,6 +41,7 @@
 #include "olla/graph/graph.h"
 #include "olla/placement/placement.h"
 #include "olla/plan/plan.h"
+#include "olla/remat/expand.h"
 #include "olla/schedule/scheduler.h"
 #include "olla/simulation/allocator_replay.h"
 #include "olla/simulation/eager_report.h"
@@ -55,6 +61,9 @@ struct OptimizeOptions {
   int64_t alignment = 512;
   // Bytes the activation arena must fit in; none: the smallest arena.
   std::optional<int64_t> memory_budget;
+  // With a memory budget that order and placement alone cannot meet: recompute
+  // activations to meet it (at a cost in compute).
+  bool recompute = true;
   int threads = 2;
   // Called with a one-line status at each stage and during long solves (may be empty).
   std::function<void(const std::string&)> progress;
@@ -67,6 +76,22 @@ struct StageReport {
   double seconds = 0;
   bool optimal = false;  // Proven (schedule: the order's peak; place: the arena).
   Budget::Limit stopped_by = Budget::Limit::kNone;
+};
+
+// What recomputation did (budget mode), in remat/cost.h's units.
+struct RecomputeReport {
+  int32_t recomputed_ops = 0;
+  int64_t added_cost = 0;     // The recomputed ops' cost.
+  int64_t step_cost = 0;      // The whole step's, without recomputation.
+  int64_t arena_without = 0;  // The arena before recomputing.
+  int32_t measurements = 0;   // Choices the search measured.
+  bool reached = false;       // The arena fits the budget.
+
+  double added_fraction() const {
+    return step_cost > 0
+               ? static_cast<double>(added_cost) / static_cast<double>(step_cost)
+               : 0.0;
+  }
 };
 
 struct OptimizeResult {
@@ -91,6 +116,10 @@ struct OptimizeResult {
   // The checked plan. Absent only when a memory budget is refuted by the lower bound
   // before anything is placed.
   std::optional<Plan> plan;
+  // Set when the plan recomputes: the graph it runs (its order, offsets, peak and
+  // placement are of this graph), and what recomputing cost.
+  std::optional<ExpandedGraph> expanded;
+  std::optional<RecomputeReport> recompute;
   PlanCheck check;
   std::optional<int64_t> memory_budget;
   // The options asked for, by name, when the call came through the option table.
@@ -103,8 +132,12 @@ struct OptimizeResult {
     return plan && (!memory_budget || plan->arena_bytes <= *memory_budget);
   }
   int64_t persistent_bytes() const { return eager.persistent_bytes; }
+  // The graph the plan's ids index: `graph` itself, or its expansion.
+  const Graph& planned_graph(const Graph& graph) const {
+    return expanded ? expanded->graph : graph;
+  }
   // Proven: no order peaks lower (the eager report's bounds, or the schedule's when it
-  // proved more).
+  // proved more). Without recomputation: a plan that recomputes may peak lower.
   int64_t lower_bound_bytes() const {
     return std::max(eager.bounds.best(), schedule.lower_bound_bytes);
   }
@@ -114,7 +147,9 @@ struct OptimizeResult {
   double saving_vs_reserved() const;
   // The plan's order is proven to have the smallest peak; its arena equals that peak
   // (over rounded sizes); both.
-  bool optimal_order() const { return plan && peak_live_bytes <= lower_bound_bytes(); }
+  bool optimal_order() const {
+    return plan && !expanded && peak_live_bytes <= lower_bound_bytes();
+  }
   bool optimal_placement() const {
     return plan && plan->arena_bytes <= rounded_peak_bytes;
   }

@@ -53,19 +53,34 @@ std::vector<OptionSpec> BuildTable() {
        [](const OptimizeRequest& r) {
          return r.work_limit ? Text(*r.work_limit) : std::string();
        }});
-  table.push_back({"memory_budget",
-                   "--memory-budget",
-                   OptionType::kCount,
-                   "Bytes the activation arena must fit in (no plan when none does)",
-                   0,
-                   {},
-                   [](OptimizeRequest& r, const OptionValue& v) {
-                     r.options.memory_budget = std::get<int64_t>(v);
-                   },
-                   [](const OptimizeRequest& r) {
-                     return r.options.memory_budget ? Text(*r.options.memory_budget)
-                                                    : std::string();
-                   }});
+  table.push_back(
+      {"memory_budget",
+       "--memory-budget",
+       OptionType::kCount,
+       "Bytes the activation arena must fit in: order and placement first, then "
+       "recomputation (no plan when nothing fits)",
+       0,
+       {},
+       [](OptimizeRequest& r, const OptionValue& v) {
+         r.options.memory_budget = std::get<int64_t>(v);
+       },
+       [](const OptimizeRequest& r) {
+         return r.options.memory_budget ? Text(*r.options.memory_budget) : std::string();
+       }});
+  table.push_back(
+      {"recompute",
+       "--no-recompute",
+       OptionType::kSwitch,
+       "With --memory-budget, recompute activations when order and placement alone do "
+       "not fit (the flag forbids it: no plan then)",
+       0,
+       {},
+       [](OptimizeRequest& r, const OptionValue& v) {
+         r.options.recompute = std::get<bool>(v);
+       },
+       [](const OptimizeRequest& r) {
+         return std::string(r.options.recompute ? "true" : "false");
+       }});
   table.push_back({"alignment",
                    "--align",
                    OptionType::kCount,

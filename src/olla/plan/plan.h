@@ -24,7 +24,24 @@ struct Provenance {
   std::optional<int64_t> peak_live_bytes;    // The peak the producer measured.
 };
 
+// One op of the graph run a second time, later, so that some of its outputs need not
+// stay live in between: its users listed in `serves` (and the recomputations listed in
+// `feeds`) read this run's copies instead. remat/expand.h turns a graph and a plan's
+// recomputations into the graph the plan runs; that graph names the run and its copies
+// with the ids below.
+struct Recomputation {
+  OpId op;                        // The graph's op that runs again.
+  std::vector<OpId> serves;       // Graph ops that read the copies instead.
+  std::vector<int32_t> feeds;     // Other recomputations (indices) that read them.
+  int64_t file_id = 0;            // The run's op id in the plan file.
+  std::vector<int64_t> copy_ids;  // Its copies' buffer ids, one per op's allocates.
+};
+
 struct Plan {
+  // Recomputations (plan format version 3): with any, `order`, `offsets` and
+  // `workspace_offsets` index ExpandGraph(graph, recompute) (remat/expand.h), not the
+  // graph itself.
+  std::vector<Recomputation> recompute;
   Order order;
   // offsets[buffer]: the byte offset in the arena; nullopt for persistent buffers.
   // Empty when the plan is an order only.
@@ -39,6 +56,7 @@ struct Plan {
 
   bool has_placement() const { return !offsets.empty(); }
   bool places_workspace() const { return !workspace_offsets.empty(); }
+  bool recomputes() const { return !recompute.empty(); }
 };
 
 }  // namespace olla

@@ -1,11 +1,13 @@
 #include "olla/simulation/plan_checker.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "olla/core/bytes.h"
+#include "olla/remat/expand.h"
 #include "olla/simulation/overlap.h"
 
 namespace olla {
@@ -195,8 +197,21 @@ std::string CheckNoOverlap(const Graph& graph, const Plan& plan,
 
 }  // namespace
 
-PlanCheck CheckPlan(const Graph& graph, const Plan& plan) {
+PlanCheck CheckPlan(const Graph& original, const Plan& plan) {
   PlanCheck check;
+  // A plan with recomputations runs the expanded graph, whose rules (what may run
+  // twice, which precedence recomputing adds) ExpandGraph enforces; then it is checked
+  // like any other.
+  std::optional<ExpandedGraph> expanded;
+  if (plan.recomputes()) {
+    StatusOr<ExpandedGraph> made = ExpandGraph(original, plan.recompute);
+    if (!made.ok()) {
+      check.error = made.status().message();
+      return check;
+    }
+    expanded = std::move(made).value();
+  }
+  const Graph& graph = expanded ? expanded->graph : original;
   std::vector<int32_t> step;
   check.error = CheckOrder(graph, plan.order, step);
   if (!check.error.empty()) return check;

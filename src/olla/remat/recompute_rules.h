@@ -1,0 +1,38 @@
+// What olla never recomputes, and why (docs/budget.md).
+//
+// Running an op a second time gives its outputs again only when the op is a pure
+// function of inputs that still hold what they held the first time:
+// - an op that draws random numbers (dropout) would draw others: refused, whether the
+//   graph marks it `random` or its operator's name says so (dropout, bernoulli, rand*,
+//   normal, uniform, multinomial, ...), so graphs without the mark stay safe;
+// - an op that writes in place changes its inputs: refused, whether the graph lists its
+//   `writes` or its operator's name ends in an underscore (relu_, add_.Tensor);
+// - an op whose output something writes in place (an in-place op's victim): the buffer
+//   holds the writer's result, not the op's, so a copy of the op's output is not it;
+// - an op that allocates nothing (a view) has nothing to recompute.
+// The inputs' side (none overwritten before the copies are read) is a precedence the
+// expanded graph enforces (remat/expand.h).
+#pragma once
+
+#include <string>
+
+#include "olla/core/ids.h"
+#include "olla/graph/graph.h"
+
+namespace olla {
+
+// The operator's name without namespace and overload: "relu_" for "aten::relu_.Tensor".
+std::string_view BaseOperatorName(std::string_view type);
+
+bool DrawsRandomNumbers(const Op& op);
+// Writes in place: some of its uses (all of those it does not allocate, when only its
+// name says so).
+bool WritesInPlace(const Op& op);
+// Whether `op` may overwrite buffer `buffer`, which it uses.
+bool MayOverwrite(const Op& op, BufferId buffer);
+
+// Why the graph's op `op` must not run twice ("draws random numbers"), or "" when it
+// may. Cost: O(uses of its outputs).
+std::string RecomputeRefusal(const Graph& graph, OpId op);
+
+}  // namespace olla

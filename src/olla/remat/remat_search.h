@@ -1,0 +1,59 @@
+// Rematerialize: which activations to drop after the forward pass and recompute before
+// their backward uses, so that an order peaks at most `target_bytes`, with the least
+// added compute (remat/cost.h) this greedy search finds.
+//
+// The search keeps the order it is given (the scheduler's, the best there is without
+// recomputation) and runs each recomputation just before the first op that reads its
+// copies, so it measures exactly the peak of each choice. A round looks at the step
+// where the order peaks, takes the buffers live there that could be dropped (made by a
+// forward op that recompute_rules.h allows, read again in the backward pass, not used
+// at that step), ranks them by added compute per byte, measures the best few, and
+// keeps the one that removes the most bytes above the target (summed over all steps)
+// per unit of compute. A buffer whose producer is already recomputed costs nothing
+// more; a recomputation whose inputs were dropped reads their copies (chains). When the
+// target is reached, a pruning pass gives back every recomputation (dearest first)
+// that the target no longer needs.
+//
+// Each round costs a few expansions and timelines, O(ops + uses) each, and one unit of
+// work per measurement; the search returns its best so far when the budget ends.
+// Deterministic for a work limit.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "olla/core/budget.h"
+#include "olla/graph/graph.h"
+#include "olla/graph/order.h"
+#include "olla/plan/plan.h"
+#include "olla/remat/expand.h"
+
+namespace olla {
+
+struct RematOptions {
+  int64_t target_bytes = 0;  // The peak live bytes to reach.
+  int32_t measured_per_round = 12;
+};
+
+struct RematResult {
+  std::vector<Recomputation> recompute;   // File ids assigned (AssignRecomputeIds).
+  std::optional<ExpandedGraph> expanded;  // ExpandGraph(graph, recompute).
+  Order order;                            // Over the expanded graph.
+  int64_t peak_bytes = 0;                 // Of that order.
+  int64_t added_cost = 0;                 // The recomputed ops' OpCost, summed.
+  bool reached = false;                   // peak_bytes <= target_bytes.
+  int32_t measurements = 0;
+  Budget::Limit stopped_by = Budget::Limit::kNone;
+};
+
+// Some activation could be dropped and recomputed (made by a forward op that may run
+// twice, read again in the backward pass): without one, recomputing lowers no peak.
+bool HasRecomputableActivation(const Graph& graph);
+
+// `order` must be valid for `graph`. Without any recomputation that helps, the result
+// has none and the order's own peak.
+RematResult Rematerialize(const Graph& graph, const Order& order,
+                          const RematOptions& options, const Budget& budget);
+
+}  // namespace olla
