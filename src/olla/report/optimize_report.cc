@@ -24,7 +24,8 @@ std::string Verdict(bool optimal, Budget::Limit stopped_by) {
                      LimitName(stopped_by));
 }
 
-std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
+std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
+  const Graph& graph = r.planned_graph(original);  // What the plan's ids index.
   const int64_t reserved = r.eager.allocator.reserved_peak_bytes;
   std::vector<Row> rows;
   rows.push_back(
@@ -38,7 +39,8 @@ std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
                    FormatBytes(reserved), Percent(r.eager.allocator.fragmentation()),
                    FormatBytes(r.eager.peak_live_bytes))});
   rows.push_back({"persistent", FormatBytes(r.persistent_bytes())});
-  rows.push_back({"lower bound", fmt::format("{} peak live bytes for every order",
+  rows.push_back({"lower bound", fmt::format("{} peak live bytes for every order "
+                                             "(without recomputation)",
                                              FormatBytes(r.lower_bound_bytes()))});
   if (!r.plan) {
     rows.push_back(
@@ -89,6 +91,17 @@ std::vector<Row> Rows(const Graph& graph, const OptimizeResult& r) {
     rows.push_back({"memory budget", fmt::format("{}: {}", FormatBytes(*r.memory_budget),
                                                  r.fits() ? "fits" : "does not fit")});
   }
+  if (r.recompute) {
+    const RecomputeReport& re = *r.recompute;
+    rows.push_back(
+        {"recomputation",
+         re.recomputed_ops == 0
+             ? fmt::format("none found that helps ({} choices measured)", re.measurements)
+             : fmt::format("{} ops run twice: {} more compute (estimated from shapes), "
+                           "arena {} -> {}",
+                           re.recomputed_ops, Percent(re.added_fraction()),
+                           FormatBytes(re.arena_without), FormatBytes(r.arena_bytes()))});
+  }
   rows.push_back(
       {"olla plan", fmt::format("{} (persistent + arena): {} less than eager reserved",
                                 FormatBytes(r.persistent_bytes() + r.arena_bytes()),
@@ -131,7 +144,9 @@ std::string OptimizeReportMarkdown(const Graph& graph, const OptimizeResult& res
   return out;
 }
 
-nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResult& r) {
+nlohmann::ordered_json OptimizeReportJson(const Graph& original,
+                                          const OptimizeResult& r) {
+  const Graph& graph = r.planned_graph(original);  // What the plan's ids index.
   nlohmann::ordered_json json;
   json["graph"] = r.eager.graph_name;
   json["ops"] = r.eager.ops;
@@ -169,6 +184,13 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& graph, const OptimizeResu
   if (r.memory_budget) {
     json["memory_budget"] = *r.memory_budget;
     json["fits"] = r.fits();
+  }
+  if (r.recompute) {
+    json["recomputed_ops"] = r.recompute->recomputed_ops;
+    json["added_compute"] = r.recompute->added_fraction();
+    json["added_cost"] = r.recompute->added_cost;
+    json["step_cost"] = r.recompute->step_cost;
+    json["arena_without_recompute_bytes"] = r.recompute->arena_without;
   }
   json["seconds"] = r.seconds;
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();

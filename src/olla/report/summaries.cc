@@ -70,10 +70,15 @@ nlohmann::ordered_json EagerReportJson(const Graph& graph, const EagerReport& r)
 
 std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck& check) {
   if (!check.valid) return "invalid plan: " + check.error + "\n";
-  std::string out = fmt::format(
-      "valid plan        order of {} ops honours every dependency\n"
-      "peak live         {}\n",
-      graph.num_ops(), FormatBytes(check.peak_live_bytes));
+  std::string out =
+      plan.recomputes()
+          ? fmt::format(
+                "valid plan        order of {} ops and {} recomputations honours every "
+                "dependency\n",
+                graph.num_ops(), plan.recompute.size())
+          : fmt::format("valid plan        order of {} ops honours every dependency\n",
+                        graph.num_ops());
+  out += fmt::format("peak live         {}\n", FormatBytes(check.peak_live_bytes));
   if (plan.has_placement()) {
     out += fmt::format("arena             {} used of {} declared, alignment {}\n",
                        FormatBytes(check.arena_bytes), FormatBytes(plan.arena_bytes),
@@ -93,6 +98,7 @@ nlohmann::ordered_json PlanCheckJson(const Plan& plan, const PlanCheck& check) {
   json["valid"] = check.valid;
   json["peak_live_bytes"] = check.peak_live_bytes;
   json["placed"] = plan.has_placement();
+  json["recomputations"] = plan.recompute.size();
   json["arena_bytes"] = check.arena_bytes;
   json["declared_arena_bytes"] = plan.arena_bytes;
   json["alignment"] = plan.alignment;

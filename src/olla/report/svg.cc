@@ -211,7 +211,9 @@ std::string OptimizeSvg(const Graph& graph, const OptimizeResult& result) {
   OLLA_CHECK(result.plan.has_value(), "a picture needs a plan");
   const Plan& plan = *result.plan;
   const Order eager = EagerOrder(graph);
-  const int32_t steps = graph.num_ops();
+  // With recomputation the plan runs more steps, over the expanded graph.
+  const Graph& planned = result.planned_graph(graph);
+  const int32_t steps = planned.num_ops();
 
   Panel left;
   left.title = "eager PyTorch (caching allocator model)";
@@ -228,7 +230,7 @@ std::string OptimizeSvg(const Graph& graph, const OptimizeResult& result) {
 
   // olla's side: persistent buffers stacked from 0 in id order, the arena above them.
   const int64_t persistent = graph.persistent_bytes();
-  std::vector<int64_t> persistent_at(static_cast<size_t>(graph.num_buffers()), -1);
+  std::vector<int64_t> persistent_at(static_cast<size_t>(planned.num_buffers()), -1);
   int64_t next = 0;
   for (int32_t b = 0; b < graph.num_buffers(); ++b) {
     if (!graph.buffer(BufferId(b)).persistent) continue;
@@ -236,10 +238,11 @@ std::string OptimizeSvg(const Graph& graph, const OptimizeResult& result) {
     next += graph.buffer(BufferId(b)).size;
   }
   Panel right;
-  right.title = "olla's plan (order and offsets)";
-  const Lifetimes plan_lifetimes = ComputeLifetimes(graph, plan.order);
+  right.title = plan.recomputes() ? "olla's plan (order, offsets, recomputation)"
+                                  : "olla's plan (order and offsets)";
+  const Lifetimes plan_lifetimes = ComputeLifetimes(planned, plan.order);
   right.blocks = Blocks(
-      graph, plan.order, plan_lifetimes,
+      planned, plan.order, plan_lifetimes,
       [&](BufferId id) {
         const std::optional<int64_t>& offset = plan.offsets[id.index()];
         return offset ? persistent + *offset : persistent_at[id.index()];
@@ -250,7 +253,7 @@ std::string OptimizeSvg(const Graph& graph, const OptimizeResult& result) {
             plan.workspace_offsets[plan.order.ops[static_cast<size_t>(s)].index()];
         return offset ? persistent + *offset : -1;
       });
-  right.live = LiveWithPersistent(graph, plan.order, plan_lifetimes);
+  right.live = LiveWithPersistent(planned, plan.order, plan_lifetimes);
   right.total = persistent + plan.arena_bytes;
   right.total_label = "persistent + arena " + FormatBinaryUnits(right.total);
   right.peak_step = result.peak_step;
