@@ -154,6 +154,27 @@ TEST(CliTest, OptimizeWritesAPlanThatCheckAcceptsAndAReport) {
   for (const std::string& path : {plan, report, again}) std::filesystem::remove(path);
 }
 
+// Budget mode recomputes when reordering cannot fit: the plan file is version 3, olla
+// check accepts it, and --no-recompute refuses the same budget.
+TEST(CliTest, OptimizeBudgetRecomputesAndCheckAcceptsThePlan) {
+  const std::string plan = TempPath("gpt2.recompute.plan.json");
+  const std::string graph = "models/gpt2_small.train.b1.json.gz";
+  const std::string budget = " --memory-budget 900000000 ";
+  const CliResult fit =
+      RunOlla("optimize " + graph + budget + "--work-limit 200000 -o " + plan);
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_THAT(fit.out, HasSubstr("memory budget     900000000 B (858.3 MiB): fits"));
+  EXPECT_THAT(fit.out, HasSubstr("ops run twice"));
+  EXPECT_THAT(ReadText(plan), HasSubstr("\"version\": 3"));
+  const CliResult check = RunOlla("check " + graph + " " + plan);
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("recomputations honours every dependency"));
+  const CliResult refused =
+      RunOlla("optimize " + graph + budget + "--work-limit 200000 --no-recompute");
+  EXPECT_EQ(refused.exit_code, 2);
+  std::filesystem::remove(plan);
+}
+
 TEST(CliTest, OptimizeBudgetAtTheBoundFitsAndBelowItIsRefuted) {
   const CliResult at = RunOlla(
       "optimize examples/figure3.json --work-limit 100000 --memory-budget 47185920");

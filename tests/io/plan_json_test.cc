@@ -55,6 +55,29 @@ TEST(PlanJsonTest, RoundTripsThroughText) {
   EXPECT_EQ(PlanToJson(graph, *reread), text);
 }
 
+// Version 3: the recomputations, then an order and offsets over the expanded graph;
+// a plan without any is still written as version 2.
+TEST(PlanJsonTest, RecomputationsRoundTripAndNameTheExpandedGraph) {
+  const Graph graph = Figure3();
+  const Plan plan = *LoadPlan(kExamples + "figure3.recompute.plan.json", graph);
+  ASSERT_EQ(plan.recompute.size(), 1u);
+  EXPECT_EQ(plan.recompute[0].op, OpId(0));  // v1
+  EXPECT_EQ(plan.recompute[0].file_id, 10);
+  EXPECT_EQ(plan.recompute[0].copy_ids, (std::vector<int64_t>{10, 11}));
+  EXPECT_EQ(plan.recompute[0].serves, (std::vector<OpId>{OpId(2)}));  // v2
+  EXPECT_EQ(plan.order.size(), 5);
+  const PlanCheck check = CheckPlan(graph, plan);
+  ASSERT_TRUE(check.valid) << check.error;
+  const std::string text = PlanToJson(graph, plan);
+  EXPECT_THAT(text, HasSubstr("\"version\": 3"));
+  EXPECT_THAT(text,
+              HasSubstr(R"({"op": 1, "id": 10, "copies": [10, 11], "serves": [2]})"));
+  EXPECT_THAT(text, HasSubstr(R"("order": [1, 3, 10, 2, 4])"));
+  EXPECT_EQ(PlanToJson(graph, *ParsePlan(text, graph)), text);
+  const Plan without = *LoadPlan(kExamples + "figure3.reordered.plan.json", graph);
+  EXPECT_THAT(PlanToJson(graph, without), HasSubstr("\"version\": 2"));
+}
+
 TEST(PlanJsonTest, OrderOnlyPlans) {
   const Graph graph = Figure3();
   const StatusOr<Plan> plan =

@@ -1,5 +1,6 @@
 #include "olla/pipeline/optimize.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -93,6 +94,41 @@ TEST(OptimizeTest, ABudgetBelowTheBoundIsRefutedBeforeScheduling) {
   EXPECT_FALSE(result.plan.has_value());
   EXPECT_EQ(result.stages.size(), 1u);  // The baselines and bounds only.
   EXPECT_EQ(budget.work_spent(), 0);
+}
+
+// Budget mode on a transformer whose eager order is at the bound of every order:
+// reordering cannot fit half its peak, recomputation does, and the plan says so.
+TEST(OptimizeTest, ABudgetOnlyRecomputationMeetsIsMetByRecomputing) {
+  const Graph graph =
+      *LoadGraph(std::string(OLLA_SOURCE_DIR) + "/models/gpt2_small.train.b1.json.gz");
+  OptimizeOptions options;
+  const OptimizeResult unbudgeted = *Optimize(graph, options, TestBudget());
+  const int64_t budget_bytes = unbudgeted.lower_bound_bytes() / 2;
+  options.memory_budget = budget_bytes;
+  const OptimizeResult result = *Optimize(graph, options, TestBudget());
+  ASSERT_TRUE(result.fits());
+  EXPECT_LE(result.arena_bytes(), budget_bytes);
+  ASSERT_TRUE(result.plan->recomputes());
+  ASSERT_TRUE(result.expanded.has_value());
+  ASSERT_TRUE(result.recompute.has_value());
+  EXPECT_EQ(result.recompute->recomputed_ops,
+            static_cast<int32_t>(result.plan->recompute.size()));
+  EXPECT_GT(result.recompute->added_fraction(), 0.0);
+  EXPECT_LT(result.recompute->added_fraction(), 0.5);
+  EXPECT_FALSE(result.optimal_order());  // The reordering bound no longer applies.
+  const PlanCheck check = CheckPlan(graph, *result.plan);
+  ASSERT_TRUE(check.valid) << check.error;
+  EXPECT_LE(check.peak_live_bytes, budget_bytes);
+  const auto recompute =
+      std::find_if(result.stages.begin(), result.stages.end(),
+                   [](const StageReport& s) { return s.name == "recompute"; });
+  ASSERT_NE(recompute, result.stages.end());
+
+  // Forbidden, the same budget has no plan that fits.
+  options.recompute = false;
+  const OptimizeResult refused = *Optimize(graph, options, TestBudget());
+  EXPECT_FALSE(refused.fits());
+  EXPECT_FALSE(refused.recompute.has_value());
 }
 
 // The joint refinement never loses and, where the order with the smallest peak does

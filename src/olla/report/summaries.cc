@@ -73,9 +73,10 @@ std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck&
   std::string out =
       plan.recomputes()
           ? fmt::format(
-                "valid plan        order of {} ops and {} recomputations honours every "
+                "valid plan        order of {} ops and {} recomputation{} honours every "
                 "dependency\n",
-                graph.num_ops(), plan.recompute.size())
+                graph.num_ops(), plan.recompute.size(),
+                plan.recompute.size() == 1 ? "" : "s")
           : fmt::format("valid plan        order of {} ops honours every dependency\n",
                         graph.num_ops());
   out += fmt::format("peak live         {}\n", FormatBytes(check.peak_live_bytes));

@@ -1,0 +1,1 @@
+check examples/figure3.json examples/figure3.recompute.plan.json

@@ -1,0 +1,189 @@
+#include "olla/remat/expand.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "graph_builder.h"
+#include "training_chain.h"
+
+namespace olla {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Recomputing forward op `layer` for the backward op that reads its output.
+Recomputation RecomputeFor(const testing::TrainingChain& chain, const Graph& graph,
+                           size_t layer) {
+  Recomputation r;
+  r.op = chain.forward[layer];
+  r.serves = {chain.backward[layer + 1]};
+  std::vector<Recomputation> one = {r};
+  AssignRecomputeIds(graph, one);
+  return one.front();
+}
+
+TEST(ExpandGraphTest, ServedOpsReadCopiesMadeJustBeforeThem) {
+  const testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
+  const Graph graph = chain.builder.Build();
+  const Recomputation r = RecomputeFor(chain, graph, 1);
+  const ExpandedGraph expanded = *ExpandGraph(graph, std::vector<Recomputation>{r});
+  const Graph& g = expanded.graph;
+  ASSERT_EQ(g.num_ops(), graph.num_ops() + 1);
+  ASSERT_EQ(g.num_buffers(), graph.num_buffers() + 1);
+  const BufferId copy(graph.num_buffers());
+  EXPECT_EQ(g.buffer(copy).file_id, r.copy_ids[0]);
+  EXPECT_EQ(g.buffer(copy).size, 100);
+  EXPECT_EQ(expanded.source_buffer[copy.index()], chain.activations[2]);
+
+  const OpId run = expanded.recompute_op[0];
+  EXPECT_TRUE(expanded.is_recomputation(run));
+  EXPECT_EQ(expanded.source_op[run.index()], chain.forward[1]);
+  EXPECT_EQ(g.op(run).file_id, r.file_id);
+  EXPECT_EQ(g.producer(copy), run);
+  // The served backward op reads the copy; the forward reader keeps the original.
+  const OpId served = expanded.expanded_op[chain.backward[2].index()];
+  EXPECT_THAT(g.op(served).uses, ::testing::Contains(copy));
+  EXPECT_THAT(g.op(served).uses,
+              ::testing::Not(::testing::Contains(chain.activations[2])));
+  const OpId forward_reader = expanded.expanded_op[chain.forward[2].index()];
+  EXPECT_THAT(g.op(forward_reader).uses, ::testing::Contains(chain.activations[2]));
+  // Eager order: the recomputation runs just before the op it serves.
+  EXPECT_EQ(run.value() + 1, served.value());
+  for (OpId original : expanded.expanded_op)
+    EXPECT_FALSE(expanded.is_recomputation(original));
+}
+
+TEST(ExpandGraphTest, AFeederRunsBeforeTheRecomputationItFeeds) {
+  const testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
+  const Graph graph = chain.builder.Build();
+  // Layer 2 is recomputed from layer 1's copy, which serves layer 2's backward too.
+  std::vector<Recomputation> recompute(2);
+  recompute[0].op = chain.forward[1];
+  recompute[0].serves = {chain.backward[2]};
+  recompute[0].feeds = {1};
+  // forward[2] makes a3, which the loss gradient's op reads (it follows the forward).
+  recompute[1].op = chain.forward[2];
+  recompute[1].serves = {OpId(static_cast<int32_t>(chain.forward.size()))};
+  AssignRecomputeIds(graph, recompute);
+  const ExpandedGraph expanded = *ExpandGraph(graph, recompute);
+  const OpId feeder = expanded.recompute_op[0];
+  const OpId fed = expanded.recompute_op[1];
+  EXPECT_LT(feeder.value(), fed.value());
+  const BufferId feeder_copy = expanded.graph.op(feeder).allocates[0];
+  EXPECT_THAT(expanded.graph.op(fed).uses, ::testing::Contains(feeder_copy));
+}
+
+TEST(ExpandGraphTest, RefusesWhatMustNotRunTwice) {
+  testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
+  auto refusal = [&](const std::string& type) {
+    testing::TrainingChain copy = chain;
+    copy.builder.ops()[chain.forward[1].index()].type = type;
+    const Graph graph = copy.builder.Build();
+    StatusOr<ExpandedGraph> expanded =
+        ExpandGraph(graph, std::vector<Recomputation>{RecomputeFor(copy, graph, 1)});
+    return expanded.ok() ? std::string() : expanded.status().message();
+  };
+  EXPECT_THAT(refusal("aten::native_dropout"), HasSubstr("draws random numbers"));
+  EXPECT_THAT(refusal("aten::bernoulli_.float"), HasSubstr("draws random numbers"));
+  EXPECT_THAT(refusal("aten::add_.Tensor"), HasSubstr("writes in place"));
+  EXPECT_EQ(refusal("aten::mul.Tensor"), "");
+
+  // Marked in the graph rather than by name.
+  testing::TrainingChain marked = chain;
+  marked.builder.ops()[chain.forward[1].index()].random = true;
+  const Graph random_graph = marked.builder.Build();
+  EXPECT_THAT(ExpandGraph(random_graph, std::vector<Recomputation>{RecomputeFor(
+                                            marked, random_graph, 1)})
+                  .status()
+                  .message(),
+              HasSubstr("draws random numbers"));
+
+  // A victim: layer 1 overwrites layer 0's output in place.
+  testing::TrainingChain victim = chain;
+  Op& writer = victim.builder.ops()[chain.forward[1].index()];
+  writer.writes = {chain.activations[1]};
+  const Graph victim_graph = victim.builder.Build();
+  Recomputation r;
+  r.op = chain.forward[0];
+  r.serves = {chain.backward[1]};
+  std::vector<Recomputation> one = {r};
+  AssignRecomputeIds(victim_graph, one);
+  EXPECT_THAT(ExpandGraph(victim_graph, one).status().message(),
+              HasSubstr("overwrites its output"));
+}
+
+TEST(ExpandGraphTest, RejectsMalformedRecomputations) {
+  const testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
+  const Graph graph = chain.builder.Build();
+  const Recomputation good = RecomputeFor(chain, graph, 1);
+  auto error = [&](std::vector<Recomputation> recompute) {
+    return ExpandGraph(graph, recompute).status().message();
+  };
+  Recomputation twice = good;
+  twice.file_id += 1;
+  twice.copy_ids = {good.copy_ids[0] + 1};
+  EXPECT_THAT(error({good, twice}), HasSubstr("recomputed twice"));
+  Recomputation stranger = good;
+  stranger.serves = {chain.backward[0]};  // Reads a0 and a gradient, not a2.
+  EXPECT_THAT(error({stranger}), HasSubstr("does not read its outputs"));
+  Recomputation idle = good;
+  idle.serves.clear();
+  EXPECT_THAT(error({idle}), HasSubstr("serves no op"));
+  Recomputation taken = good;
+  taken.file_id = 0;
+  EXPECT_THAT(error({taken}), HasSubstr("op id 0 is taken"));
+  Recomputation copies = good;
+  copies.copy_ids.push_back(999);
+  EXPECT_THAT(error({copies}), HasSubstr("2 copies for the op's 1 outputs"));
+}
+
+TEST(ExpandGraphTest, ARecomputationReadsItsInputsBeforeALaterOverwrite) {
+  // v0 makes x; v1 reads x and makes y; v2 overwrites x in place; v3 (backward) reads y.
+  // Recomputing v1 for v3 must read x before v2 changes it.
+  testing::GraphBuilder b;
+  const BufferId x = b.Buffer(10);
+  const BufferId y = b.Buffer(10);
+  const BufferId z = b.Output(10);
+  b.Op({x}, {});
+  const OpId reader = b.Op({y}, {x});
+  const OpId writer = b.Op({}, {x});
+  b.ops().back().type = "aten::relu_";
+  const OpId user = b.Op({z}, {y});
+  b.ops().back().phase = Phase::kBackward;
+  b.Edge(reader, writer);
+  const Graph graph = b.Build();
+  Recomputation r;
+  r.op = reader;
+  r.serves = {user};
+  std::vector<Recomputation> one = {r};
+  AssignRecomputeIds(graph, one);
+  const ExpandedGraph expanded = *ExpandGraph(graph, one);
+  const OpId run = expanded.recompute_op[0];
+  EXPECT_THAT(expanded.graph.successors(run),
+              ::testing::Contains(expanded.expanded_op[writer.index()]));
+  EXPECT_LT(run.value(), expanded.expanded_op[writer.index()].value());
+  // A writer before the original op is no hazard: the original read its result too.
+  testing::GraphBuilder early;
+  const BufferId a = early.Buffer(10);
+  const BufferId c = early.Buffer(10);
+  const BufferId d = early.Output(10);
+  early.Op({a}, {});
+  const OpId overwrite = early.Op({}, {a});
+  early.ops().back().type = "aten::relu_";
+  const OpId copy_reader = early.Op({c}, {a});
+  const OpId backward = early.Op({d}, {c});
+  early.ops().back().phase = Phase::kBackward;
+  early.Edge(overwrite, copy_reader);
+  const Graph early_graph = early.Build();
+  Recomputation late;
+  late.op = copy_reader;
+  late.serves = {backward};
+  std::vector<Recomputation> other = {late};
+  AssignRecomputeIds(early_graph, other);
+  const ExpandedGraph no_hazard = *ExpandGraph(early_graph, other);
+  EXPECT_EQ(no_hazard.recompute_op[0].value() + 1,
+            no_hazard.expanded_op[backward.index()].value());
+}
+
+}  // namespace
+}  // namespace olla

@@ -1,0 +1,115 @@
+#include "olla/remat/remat_search.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "olla/analysis/lifetimes.h"
+#include "olla/analysis/timeline.h"
+#include "olla/io/graph_json.h"
+#include "olla/simulation/plan_checker.h"
+
+#include "training_chain.h"
+
+namespace olla {
+namespace {
+
+// The result as a plan (an order only), through the independent checker.
+PlanCheck Check(const Graph& graph, const RematResult& result) {
+  Plan plan;
+  plan.recompute = result.recompute;
+  plan.order = result.order;
+  return CheckPlan(graph, plan);
+}
+
+int64_t EagerPeak(const Graph& graph) {
+  const Order eager = EagerOrder(graph);
+  return ComputeTimeline(graph, eager, ComputeLifetimes(graph, eager)).peak_bytes;
+}
+
+// Eight layers peak at the loss with all nine activations and a gradient (10 units);
+// recomputing each dropped activation once from its predecessor's copy, no plan peaks
+// below 7 (segments of k layers keep 8/k activations, k - 1 copies and two gradients).
+TEST(RematerializeTest, ReachesTheChainsBestPeakWithACheckedPlan) {
+  const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
+  const int64_t peak = EagerPeak(graph);
+  ASSERT_EQ(peak, 10000);
+  RematOptions options;
+  options.target_bytes = 7000;
+  const RematResult result =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
+  EXPECT_TRUE(result.reached);
+  EXPECT_LE(result.peak_bytes, 7000);
+  EXPECT_FALSE(result.recompute.empty());
+  EXPECT_GT(result.added_cost, 0);
+  const PlanCheck check = Check(graph, result);
+  ASSERT_TRUE(check.valid) << check.error;
+  EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);
+}
+
+TEST(RematerializeTest, PruningKeepsOnlyWhatTheTargetNeeds) {
+  const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
+  const int64_t peak = EagerPeak(graph);
+  RematOptions options;
+  options.target_bytes = peak - 1000;  // One activation fewer at the peak.
+  const RematResult result =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
+  EXPECT_TRUE(result.reached);
+  EXPECT_EQ(result.recompute.size(), 1u);
+}
+
+TEST(RematerializeTest, NeverRecomputesRandomOrInPlaceOps) {
+  testing::TrainingChain chain = testing::MakeTrainingChain(6, 1000);
+  for (OpId op : chain.forward)
+    chain.builder.ops()[op.index()].type = "aten::native_dropout";
+  const Graph graph = chain.builder.Build();
+  RematOptions options;
+  options.target_bytes = EagerPeak(graph) / 2;
+  const RematResult result =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
+  EXPECT_FALSE(result.reached);
+  EXPECT_TRUE(result.recompute.empty());
+  EXPECT_FALSE(HasRecomputableActivation(graph));
+
+  for (OpId op : chain.forward)
+    chain.builder.ops()[op.index()].type = "aten::mul_.Tensor";
+  EXPECT_FALSE(HasRecomputableActivation(chain.builder.Build()));
+}
+
+TEST(RematerializeTest, AWorkLimitStopsItWithAValidResult) {
+  const Graph graph = testing::MakeTrainingChain(12, 1000).builder.Build();
+  RematOptions options;
+  options.target_bytes = EagerPeak(graph) / 4;
+  const Budget budget = Budget::OfWork(3);
+  const RematResult result = Rematerialize(graph, EagerOrder(graph), options, budget);
+  EXPECT_EQ(result.stopped_by, Budget::Limit::kWork);
+  EXPECT_LE(result.measurements, 5);
+  EXPECT_TRUE(Check(graph, result).valid);
+}
+
+// A real transformer training graph, whose eager order is already at the bound of every
+// order: half its peak, checked, the same twice.
+TEST(RematerializeTest, HalvesGpt2sPeakDeterministically) {
+  const Graph graph =
+      *LoadGraph(std::string(OLLA_SOURCE_DIR) + "/models/gpt2_small.train.b1.json.gz");
+  const int64_t peak = EagerPeak(graph);
+  RematOptions options;
+  options.target_bytes = peak / 2;
+  const RematResult first =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
+  EXPECT_TRUE(first.reached) << first.peak_bytes << " of " << peak;
+  const PlanCheck check = Check(graph, first);
+  ASSERT_TRUE(check.valid) << check.error;
+  EXPECT_LE(check.peak_live_bytes, peak / 2);
+  const RematResult second =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
+  EXPECT_EQ(first.order, second.order);
+  ASSERT_EQ(first.recompute.size(), second.recompute.size());
+  for (size_t i = 0; i < first.recompute.size(); ++i) {
+    EXPECT_EQ(first.recompute[i].op, second.recompute[i].op);
+    EXPECT_EQ(first.recompute[i].serves, second.recompute[i].serves);
+  }
+}
+
+}  // namespace
+}  // namespace olla
