@@ -27,7 +27,9 @@ _olla.set_milp_worker([
 class Plan:
     """A checked plan and its report.
 
-    order: op ids in the order to run them; offsets: {buffer id: byte offset} for every
+    order: op ids (and recomputations' ids) in the order to run them; recompute: the
+    plan's recomputations ({"op", "id", "copies", "serves"}, plan format 3; empty when
+    it recomputes nothing); offsets: {buffer id: byte offset} for every
     non-persistent buffer; workspace_offsets: {op id: byte offset} for every op with
     workspace; arena_bytes, alignment: the arena. report: the JSON report of `olla
     optimize` as a dict (eager_reserved_bytes, peak_live_bytes, arena_bytes,
@@ -39,6 +41,7 @@ class Plan:
         self.report = json.loads(result["report_json"])
         plan = json.loads(result["plan_json"])
         self.order = plan["order"]
+        self.recompute = plan.get("recompute", [])
         self.offsets = {entry["buffer"]: entry["offset"] for entry in plan["offsets"]}
         self.workspace_offsets = {entry["op"]: entry["offset"]
                                   for entry in plan.get("workspace", [])}

@@ -36,7 +36,8 @@ class Op:
     phase: str
     allocates: List[int]
     uses: List[int]
-    writes: List[int] = dataclasses.field(default_factory=list)  # in place (not exported)
+    writes: List[int] = dataclasses.field(default_factory=list)  # overwritten in place
+    random: bool = False  # draws random numbers (its schema is nondeterministic_seeded)
     # Scratch bytes the op's kernel allocates besides its outputs (measured by
     # olla.torch's calibration run; fake-tensor capture cannot see it).
     workspace: int = 0
@@ -44,6 +45,10 @@ class Op:
     def to_json(self):
         entry = {"id": self.id, "name": self.name, "type": self.type, "phase": self.phase,
                  "allocates": self.allocates, "uses": self.uses}
+        if self.writes:
+            entry["writes"] = self.writes
+        if self.random:
+            entry["random"] = True
         if self.workspace:
             entry["workspace"] = self.workspace
         return entry

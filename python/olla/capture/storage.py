@@ -106,11 +106,12 @@ class _Builder:
         phase, module = self.annotations.get(node, ("forward", ""))
         op_id = len(self.ops)
         name = f"{module}/{node.name}" if module else node.name
+        random = torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
         self.ops.append(Op(id=op_id, name=name, type=op_type(node.target), phase=phase,
                            allocates=allocates, uses=uses,
-                           writes=[b for b in uses if b in writes]))
+                           writes=[b for b in uses if b in writes], random=random))
         self.op_of_node[node.name] = op_id
-        if self.keep_random_order and torch.Tag.nondeterministic_seeded in node.target.tags:
+        if self.keep_random_order and random:
             if self.last_random is not None:
                 self.precedence.add((self.last_random, op_id))
             self.last_random = op_id

@@ -12,7 +12,10 @@ PlanExecutor reorders the nodes by the plan's op order (getitem nodes follow the
 they unpack), drops each value right after its last use in that order, as the plan's
 lifetimes assume, and before each op announces to the arena the op's planned
 allocations: (offset, bytes, request index), outputs at their buffers' offsets and
-scratch packed in the op's workspace slot.
+scratch packed in the op's workspace slot. A plan that recomputes (plan format 3)
+runs each recomputation's node a second time, its outputs at the copies' offsets; the
+ops it serves read that run's values, through the same views where they read a view
+of the dropped tensor (views are free, and the view of the original would keep it).
 """
 
 import operator
@@ -82,40 +85,88 @@ def constants(gm):
     return values
 
 
-def _run_nodes(order, placeholders, flat_arguments, release, output, before, after,
+class _Step:
+    """One node to run: `key` names its value in the environment (the node itself, or
+    (recomputation index, node) for a recomputation's run and its unpackers); `refs`
+    maps argument nodes to how to read them (_ref_value), where not env[node]."""
+
+    __slots__ = ("node", "key", "refs")
+
+    def __init__(self, node, key=None, refs=None):
+        self.node = node
+        self.key = node if key is None else key
+        self.refs = refs or {}
+
+
+def _ref_value(env, ref):
+    """A reference: ("env", key), or ("view", node, refs): the view node run again on
+    its arguments read through refs."""
+    if ref[0] == "env":
+        return env[ref[1]]
+    node, refs = ref[1], ref[2]
+    return node.target(*_load_refs(env, node.args, refs),
+                       **{k: _load_refs(env, v, refs) for k, v in node.kwargs.items()})
+
+
+def _load_refs(env, value, refs):
+    if isinstance(value, torch.fx.Node):
+        ref = refs.get(value)
+        return env[value] if ref is None else _ref_value(env, ref)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_load_refs(env, v, refs) for v in value)
+    return value
+
+
+def _ref_keys(ref, keys):
+    if ref[0] == "env":
+        keys.append(ref[1])
+    else:
+        for sub in ref[2].values():
+            _ref_keys(sub, keys)
+
+
+def _run_steps(steps, placeholders, flat_arguments, release, output, before, after,
                lifted):
-    """Runs `order`, calling before(node) and after(node, value) around each op, and
-    dropping the values listed in release[position] after each node. lifted: the
+    """Runs `steps`, calling before(node) and after(node, value) around each op, and
+    dropping the values listed in release[position] after each step. lifted: the
     get_attr nodes' tensors (constants())."""
     env = dict(zip(placeholders, flat_arguments))
     env.update(lifted)
     with torch.no_grad():
-        for position, node in enumerate(order):
-            args = _load(env, node.args)
+        for position, step in enumerate(steps):
+            node = step.node
+            args = _load_refs(env, node.args, step.refs)
             if node.target is operator.getitem:
-                env[node] = args[0][args[1]]
+                env[step.key] = args[0][args[1]]
             else:
-                kwargs = {k: _load(env, v) for k, v in node.kwargs.items()}
-                before(node)
-                env[node] = node.target(*args, **kwargs)
-                after(node, env[node])
+                kwargs = {k: _load_refs(env, v, step.refs) for k, v in node.kwargs.items()}
+                before(step)
+                env[step.key] = node.target(*args, **kwargs)
+                after(node, env[step.key])
             for done in release[position]:
                 del env[done]
         return _load(env, output.args[0])
 
 
-def _release_lists(order, output):
-    """Per position of `order`, the values whose last use it is."""
+def _release_lists(steps, output):
+    """Per position of `steps`, the values whose last use it is."""
     last_use = {}
-    for position, node in enumerate(order):
-        for source in node.all_input_nodes:
-            last_use[source] = position
-        last_use.setdefault(node, position)  # A value no one reads goes at once.
+    for position, step in enumerate(steps):
+        for source in step.node.all_input_nodes:
+            ref = step.refs.get(source)
+            keys = [source]
+            if ref is not None:
+                keys = []
+                _ref_keys(ref, keys)
+            for key in keys:
+                last_use[key] = position
+        last_use.setdefault(step.key, position)  # A value no one reads goes at once.
     kept = set(output.all_input_nodes)
-    release = [[] for _ in order]
-    for node, position in last_use.items():
-        if node not in kept and node.op not in ("placeholder", "get_attr"):
-            release[position].append(node)
+    release = [[] for _ in steps]
+    for key, position in last_use.items():
+        if key not in kept and not (isinstance(key, torch.fx.Node)
+                                    and key.op in ("placeholder", "get_attr")):
+            release[position].append(key)
     return release
 
 
@@ -130,7 +181,7 @@ def calibrate(graph, flat_arguments):
     profiles = {}
     counter = arenas.new_arena(0)
 
-    def before(node):
+    def before(step):
         counter.announce(())
 
     def after(node, value):
@@ -155,8 +206,9 @@ def calibrate(graph, flat_arguments):
                    if size > 0 and i not in taken and freed_at >= 0]
         profiles[op] = OpProfile(outputs, _pack_scratch(scratch))
 
+    steps = [_Step(node) for node in order]
     with arenas.installed(counter):
-        _run_nodes(order, placeholders, flat_arguments, _release_lists(order, output),
+        _run_steps(steps, placeholders, flat_arguments, _release_lists(steps, output),
                    output, before, after, constants(gm))
     return profiles
 
@@ -174,28 +226,89 @@ class PlanExecutor:
                 unpackers.setdefault(node.args[0].name, []).append(node)
         self.placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         self.output = next(n for n in gm.graph.nodes if n.op == "output")
-        self.order = []
-        for op in plan.order:
-            node = nodes[node_of_op[op]]
-            self.order.append(node)
-            self.order.extend(unpackers.get(node.name, ()))
-        self.release = _release_lists(self.order, self.output)
-        self.lifted = constants(gm)
+        runs = {r["id"]: i for i, r in enumerate(plan.recompute)}
+        serving = {}  # op id or run index -> the recomputations whose copies it reads
+        for i, r in enumerate(plan.recompute):
+            for reader in r["serves"]:
+                serving.setdefault(("run", runs[reader]) if reader in runs else reader,
+                                   []).append(i)
+        self.steps = []
         self.slots = {}
-        for node in self.order:
-            op = graph.op_of_node.get(node.name)
-            if op is not None:
-                self.slots[node] = self._slots(graph, plan, op, profiles.get(op))
+        for entry in plan.order:
+            run = runs.get(entry)
+            op = plan.recompute[run]["op"] if run is not None else entry
+            node = nodes[node_of_op[op]]
+            key = node if run is None else (run, node)
+            feeders = serving.get(entry if run is None else ("run", run), ())
+            refs = self._refs(graph, plan, nodes, node, feeders)
+            step = _Step(node, key, refs)
+            self.steps.append(step)
+            copies = {}
+            if run is not None:
+                r = plan.recompute[run]
+                copies = dict(zip(graph.ops[op].allocates, r["copies"]))
+            self.slots[id(step)] = self._slots(graph, plan, op, entry, profiles.get(op),
+                                               copies)
+            for unpacker in unpackers.get(node.name, ()):
+                self.steps.append(_Step(unpacker, unpacker if run is None
+                                        else (run, unpacker),
+                                        {} if run is None else {node: ("env", key)}))
+        self.release = _release_lists(self.steps, self.output)
+        self.lifted = constants(gm)
 
     @staticmethod
-    def _slots(graph, plan, op, profile):
-        """The op's planned allocations: (offset, bytes, request index or -1)."""
+    def _refs(graph, plan, nodes, node, feeders):
+        """How `node` reads the values of the recomputations that serve or feed it: the
+        run's own value (or its unpacked output), or a view of it made again."""
+        if not feeders:
+            return {}
+        node_of_op = {op: name for name, op in graph.op_of_node.items()}
+        sources = {}  # recomputed op's node -> run index
+        copied = {}   # dropped buffer -> run index
+        for i in feeders:
+            r = plan.recompute[i]
+            sources[nodes[node_of_op[r["op"]]]] = i
+            for buffer in graph.ops[r["op"]].allocates:
+                copied[buffer] = i
+
+        def resolve(arg):
+            if arg in sources:
+                return ("env", (sources[arg], arg))
+            if (arg.target is operator.getitem and arg.args[0] in sources):
+                return ("env", (sources[arg.args[0]], arg))
+            buffers = [b for b in flatten(graph.node_buffers.get(arg.name))
+                       if isinstance(b, int)]
+            if arg.op != "call_function" or not any(b in copied for b in buffers):
+                return None
+            # A view of a dropped tensor: made again from the copy.
+            inner = {}
+            for source in arg.all_input_nodes:
+                ref = resolve(source)
+                if ref is not None:
+                    inner[source] = ref
+            return ("view", arg, inner) if inner else None
+
+        refs = {}
+        for arg in node.all_input_nodes:
+            ref = resolve(arg)
+            if ref is not None:
+                refs[arg] = ref
+        return refs
+
+    @staticmethod
+    def _slots(graph, plan, op, entry, profile, copies):
+        """The planned allocations of the step running `op` (plan order entry `entry`:
+        the op's id, or a recomputation's, whose outputs are `copies` {buffer: copy}):
+        (offset, bytes, request index or -1)."""
         outputs = profile.outputs if profile else {}
-        slots = [(plan.offsets[b], graph.buffers[b].size, outputs.get(b, -1))
-                 for b in graph.ops[op].allocates
-                 if b in plan.offsets and graph.buffers[b].size > 0]
-        if profile and op in plan.workspace_offsets:
-            base = plan.workspace_offsets[op]
+        slots = []
+        for b in graph.ops[op].allocates:
+            placed = copies.get(b, b)
+            if placed in plan.offsets and graph.buffers[b].size > 0:
+                slots.append((plan.offsets[placed], graph.buffers[b].size,
+                              outputs.get(b, -1)))
+        if profile and entry in plan.workspace_offsets:
+            base = plan.workspace_offsets[entry]
             slots += [(base + offset, size, request)
                       for request, size, offset in profile.scratch]
         return slots
@@ -205,8 +318,8 @@ class PlanExecutor:
         arguments) with `arena` installed by the caller; returns the step's output."""
         slots = self.slots
         announce = arena.announce
-        result = _run_nodes(self.order, self.placeholders, flat_arguments, self.release,
-                            self.output, lambda node: announce(slots.get(node, ())),
+        result = _run_steps(self.steps, self.placeholders, flat_arguments, self.release,
+                            self.output, lambda step: announce(slots.get(id(step), ())),
                             lambda node, value: None, self.lifted)
         announce(())
         return result

@@ -9,6 +9,7 @@
 #include "olla/core/bytes.h"
 #include "olla/core/limits.h"
 #include "olla/core/version.h"
+#include "olla/graph/rounded.h"
 #include "olla/pipeline/arena.h"
 #include "olla/placement/place.h"
 #include "olla/remat/cost.h"
@@ -82,14 +83,20 @@ Status FitByRecomputing(const Graph& graph, const OptimizeOptions& options,
   report.step_cost = StepCost(graph);
   report.arena_without = plan.arena_bytes;
   const Order base = plan.order;
+  // The search measures peaks over sizes rounded as the arena lays them out, so that
+  // a peak at the target is an arena at it.
+  const std::optional<Graph> rounded = RoundSizes(graph, options.alignment);
+  const Graph& searched = rounded ? *rounded : graph;
   int64_t target = memory_budget;
   for (int round = 0; round < 4 && !budget.Exhausted(); ++round) {
     RematOptions remat;
     remat.target_bytes = target;
-    RematResult found = Rematerialize(graph, base, remat, budget.Split(0.7));
+    RematResult found = Rematerialize(searched, base, remat, budget.Split(0.7));
     report.measurements += found.measurements;
     if (found.recompute.empty()) break;
-    const Graph& expanded = found.expanded->graph;
+    OLLA_ASSIGN_OR_RETURN(ExpandedGraph expanded_graph,
+                          ExpandGraph(graph, found.recompute));
+    const Graph& expanded = expanded_graph.graph;
     OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
                           MakeArenaProblem(expanded, found.order, options.alignment));
     PlaceOptions place;
@@ -106,8 +113,10 @@ Status FitByRecomputing(const Graph& graph, const OptimizeOptions& options,
       result.placement = std::move(placed).value();
       result.rounded_peak_bytes = ComputeLiveBytesBound(arena.problem).bytes;
       report.recomputed_ops = static_cast<int32_t>(found.recompute.size());
-      report.added_cost = found.added_cost;
-      result.expanded = std::move(found.expanded);
+      report.added_cost = 0;
+      for (const Recomputation& r : found.recompute)
+        report.added_cost += OpCost(graph, r.op);
+      result.expanded = std::move(expanded_graph);
     }
     if (plan.arena_bytes <= memory_budget || !found.reached) break;
     target -= plan.arena_bytes - memory_budget;

@@ -6,30 +6,11 @@
 #include "olla/analysis/topology.h"
 #include "olla/core/bytes.h"
 #include "olla/core/check.h"
+#include "olla/graph/rounded.h"
 #include "olla/schedule/lifetime_ilp_model.h"
 
 namespace olla {
 namespace {
-
-// The graph with every buffer and workspace size rounded up to `alignment`.
-std::optional<Graph> Rounded(const Graph& graph, int64_t alignment) {
-  std::vector<Buffer> buffers = graph.buffers();
-  for (Buffer& b : buffers) {
-    const std::optional<int64_t> size = CheckedRoundUp(b.size, alignment);
-    if (!size) return std::nullopt;
-    b.size = *size;
-  }
-  std::vector<Op> ops = graph.ops();
-  for (Op& op : ops) {
-    const std::optional<int64_t> size = CheckedRoundUp(op.workspace, alignment);
-    if (!size) return std::nullopt;
-    op.workspace = *size;
-  }
-  StatusOr<Graph> rounded = Graph::Create(graph.name(), std::move(buffers),
-                                          std::move(ops), graph.explicit_edges());
-  if (!rounded.ok()) return std::nullopt;
-  return std::move(rounded).value();
-}
 
 // Something with an address: a buffer, or the workspace of an op.
 struct Item {
@@ -231,7 +212,7 @@ JointIlpResult SolveJointIlp(const Graph& input, const JointIlpOptions& options,
                              const Budget& budget) {
   OLLA_CHECK(options.alignment > 0, "the joint ILP needs a positive alignment");
   JointIlpResult result;
-  const std::optional<Graph> rounded = Rounded(input, options.alignment);
+  const std::optional<Graph> rounded = RoundSizes(input, options.alignment);
   if (!rounded) {
     result.too_large = true;
     return result;
