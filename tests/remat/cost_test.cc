@@ -63,6 +63,8 @@ TEST(RecomputeRulesTest, OperatorNamesWithoutNamespaceAndOverload) {
   EXPECT_TRUE(WritesInPlace(op));
   op.type = "aten::native_dropout";
   EXPECT_TRUE(DrawsRandomNumbers(op));
+  op.type = "aten::native_batch_norm";
+  EXPECT_TRUE(WritesInPlace(op));
   op.type = "aten::native_layer_norm";
   EXPECT_FALSE(DrawsRandomNumbers(op));
   EXPECT_FALSE(WritesInPlace(op));

@@ -27,7 +27,7 @@ TEST(ReportTest, CheckJsonReportsFailures) {
   const Graph graph = *LoadGraph(kExamples + "figure3.json");
   Plan plan = *LoadPlan(kExamples + "figure3.reordered.plan.json", graph);
   plan.offsets[0] = 1;
-  const nlohmann::ordered_json json = PlanCheckJson(plan, CheckPlan(graph, plan));
+  const nlohmann::ordered_json json = PlanCheckJson(graph, plan, CheckPlan(graph, plan));
   EXPECT_EQ(json["valid"], false);
   EXPECT_THAT(json["error"].get<std::string>(),
               ::testing::HasSubstr("not aligned to 512"));

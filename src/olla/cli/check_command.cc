@@ -24,7 +24,7 @@ int RunCheck(const CheckOptions& options) {
   if (!plan.ok()) return ReportError(plan.status());
   const PlanCheck check = CheckPlan(*graph, *plan);
   if (options.json) {
-    std::cout << PlanCheckJson(*plan, check).dump(2) << "\n";
+    std::cout << PlanCheckJson(*graph, *plan, check).dump(2) << "\n";
   } else if (check.valid) {
     std::cout << PlanCheckText(*graph, *plan, check);
   }

@@ -28,7 +28,10 @@ bool DrawsRandomNumbers(const Op& op) {
 
 bool WritesInPlace(const Op& op) {
   const std::string_view name = BaseOperatorName(op.type);
-  return !op.writes.empty() || (!name.empty() && name.back() == '_');
+  // Batch norm in training updates its running statistics in place, whatever its
+  // name says; graphs captured before `writes` was recorded do not list them.
+  return !op.writes.empty() || (!name.empty() && name.back() == '_') ||
+         name.find("batch_norm") != std::string_view::npos;
 }
 
 bool MayOverwrite(const Op& op, BufferId buffer) {

@@ -6,7 +6,8 @@
 //   graph marks it `random` or its operator's name says so (dropout, bernoulli, rand*,
 //   normal, uniform, multinomial, ...), so graphs without the mark stay safe;
 // - an op that writes in place changes its inputs: refused, whether the graph lists its
-//   `writes` or its operator's name ends in an underscore (relu_, add_.Tensor);
+//   `writes` or its operator's name ends in an underscore (relu_, add_.Tensor) or names
+//   a batch norm (which updates its running statistics);
 // - an op whose output something writes in place (an in-place op's victim): the buffer
 //   holds the writer's result, not the op's, so a copy of the op's output is not it;
 // - an op that allocates nothing (a view) has nothing to recompute.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "olla/core/bytes.h"
+#include "olla/remat/cost.h"
 
 namespace olla {
 
@@ -68,6 +69,18 @@ nlohmann::ordered_json EagerReportJson(const Graph& graph, const EagerReport& r)
   return json;
 }
 
+namespace {
+
+// The compute a plan's recomputations add, as a fraction of the step's.
+double AddedCompute(const Graph& graph, const Plan& plan) {
+  int64_t added = 0;
+  for (const Recomputation& r : plan.recompute) added += OpCost(graph, r.op);
+  const int64_t step = StepCost(graph);
+  return step > 0 ? static_cast<double>(added) / static_cast<double>(step) : 0.0;
+}
+
+}  // namespace
+
 std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck& check) {
   if (!check.valid) return "invalid plan: " + check.error + "\n";
   std::string out =
@@ -80,6 +93,10 @@ std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck&
           : fmt::format("valid plan        order of {} ops honours every dependency\n",
                         graph.num_ops());
   out += fmt::format("peak live         {}\n", FormatBytes(check.peak_live_bytes));
+  if (plan.recomputes()) {
+    out += fmt::format("recomputation     {:.1f}% more compute (estimated from shapes)\n",
+                       100.0 * AddedCompute(graph, plan));
+  }
   if (plan.has_placement()) {
     out += fmt::format("arena             {} used of {} declared, alignment {}\n",
                        FormatBytes(check.arena_bytes), FormatBytes(plan.arena_bytes),
@@ -94,12 +111,14 @@ std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck&
   return out;
 }
 
-nlohmann::ordered_json PlanCheckJson(const Plan& plan, const PlanCheck& check) {
+nlohmann::ordered_json PlanCheckJson(const Graph& graph, const Plan& plan,
+                                     const PlanCheck& check) {
   nlohmann::ordered_json json;
   json["valid"] = check.valid;
   json["peak_live_bytes"] = check.peak_live_bytes;
   json["placed"] = plan.has_placement();
   json["recomputations"] = plan.recompute.size();
+  if (check.valid && plan.recomputes()) json["added_compute"] = AddedCompute(graph, plan);
   json["arena_bytes"] = check.arena_bytes;
   json["declared_arena_bytes"] = plan.arena_bytes;
   json["alignment"] = plan.alignment;

@@ -20,7 +20,9 @@ std::string EagerReportText(const Graph& graph, const EagerReport& report);
 nlohmann::ordered_json EagerReportJson(const Graph& graph, const EagerReport& report);
 
 std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck& check);
-nlohmann::ordered_json PlanCheckJson(const Plan& plan, const PlanCheck& check);
+// With recomputations, both give the compute they add (remat/cost.h).
+nlohmann::ordered_json PlanCheckJson(const Graph& graph, const Plan& plan,
+                                     const PlanCheck& check);
 
 // A placement's one-line summary: arena, bound, gap, optimal or not, method, seconds.
 std::string PlacementSummaryText(const PlacementProblem& problem,
