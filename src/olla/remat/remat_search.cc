@@ -309,8 +309,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
     std::optional<Measurement> chosen;
     std::vector<char> chosen_dropped;
     double chosen_score = 0;
-    const size_t limit = static_cast<size_t>(4 * options.measured_per_round);
-    for (size_t i = 0; i < candidates.size() && i < limit && !out; ++i) {
+    for (size_t i = 0; i < candidates.size() && !out; ++i) {
       // Past the first few, only until one helps.
       if (chosen && i >= static_cast<size_t>(options.measured_per_round)) break;
       std::vector<char> trial = dropped;

@@ -7,9 +7,10 @@
 // copies, so it measures exactly the peak of each choice. A round looks at the step
 // where the order peaks, takes the buffers live there that could be dropped (made by a
 // forward op that recompute_rules.h allows, read again in the backward pass, not used
-// at that step), ranks them by added compute per byte, measures the best few, and
-// keeps the one that removes the most bytes above the target (summed over all steps)
-// per unit of compute. A buffer whose producer is already recomputed costs nothing
+// at that step), ranks them by the bytes they would free there per unit of added
+// compute, measures the first few (and then on, until one helps), and keeps the one
+// that removes the most bytes above the target (summed over all steps) per unit of
+// compute. A buffer whose producer is already recomputed costs nothing
 // more; a recomputation whose inputs were dropped reads their copies (chains). When the
 // target is reached, a pruning pass gives back every recomputation (dearest first)
 // that the target no longer needs.
@@ -33,7 +34,7 @@ namespace olla {
 
 struct RematOptions {
   int64_t target_bytes = 0;  // The peak live bytes to reach.
-  int32_t measured_per_round = 12;
+  int32_t measured_per_round = 12;  // Then on only until one helps.
 };
 
 struct RematResult {
