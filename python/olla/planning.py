@@ -98,18 +98,23 @@ def _option_text(name, value):
 def optimize_graph(graph, **options):
     """Orders, places and checks `graph`: a Plan (see the module's documentation).
 
-    With memory_budget, raises ValueError when no plan's arena fits it, with the
-    smallest arena found and the proven bound."""
+    With memory_budget, order and placement come first and recomputation where they
+    cannot fit (docs/budget.md; recompute=False forbids it); raises ValueError when no
+    plan's arena fits, with the smallest arena found and the proven bound of every
+    order without recomputation."""
     source, from_file = _source(graph)
     texts = {name: _option_text(name, value) for name, value in options.items()}
     result = _olla.optimize(source, from_file, texts)
     if not result["fits"]:
         report = json.loads(result["report_json"])
+        found = ""
+        if report.get("has_plan"):
+            recomputing = (f", recomputing {report['recomputed_ops']} ops"
+                           if report.get("recomputed_ops") else "")
+            found = f", smallest arena found {report['arena_bytes']} bytes{recomputing}"
         raise ValueError(
-            f"memory_budget: no plan fits in {report['memory_budget']} bytes "
-            f"(lower bound {report['lower_bound_bytes']} bytes"
-            + (f", smallest arena found {report['arena_bytes']} bytes)"
-               if report.get("has_plan") else ")"))
+            f"memory_budget: no plan fits in {report['memory_budget']} bytes (order and "
+            f"placement alone need at least {report['lower_bound_bytes']} bytes{found})")
     return Plan(result)
 
 

@@ -8,7 +8,11 @@ search captures the step at each batch size it tries and asks what it needs:
   rounding, 2 MiB segments, blocks split and cached);
 - olla: the persistent state plus the arena of olla's plan (order and placement, at
   512-byte alignment, with copy elimination: olla.capture.rewrites);
-- olla with recomputation: not built yet, so reported as None.
+- olla with recomputation: the same, where order and placement alone do not fit,
+  with a memory budget of `memory` less the persistent state, so that budget mode adds
+  recomputation; a batch fits when the plan's added compute (estimated from shapes,
+  docs/budget.md) is at most `recompute_overhead` of the step's. Where no such plan
+  fits, the bytes shown are olla's without recomputation.
 
 Memory is counted for tensors only: no CUDA context, cuDNN or cuBLAS workspace (on the
 GPU leave room for them). The search doubles the batch until a size does not fit, then
@@ -36,33 +40,43 @@ class Fit:
     bytes: Optional[int]
     next_bytes: Optional[int]
     tried: dict
+    # With recomputation: the compute each batch tried adds (0 where order and
+    # placement alone fit; None where no plan fits within the overhead).
+    added_compute: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
 class BatchSizes:
-    """max_batch_size's answer: `memory` (bytes), `eager` and `olla` (Fit),
-    `olla_recompute` (None: recomputation is not built yet), `seconds`."""
+    """max_batch_size's answer: `memory` (bytes), `eager`, `olla` and `olla_recompute`
+    (Fit), `recompute_overhead` (the added compute allowed), `seconds`."""
     memory: int
     eager: Fit
     olla: Fit
-    olla_recompute: Optional[Fit]
+    olla_recompute: Fit
+    recompute_overhead: float
     seconds: float
 
     def text(self):
+        overhead = f"{100 * self.recompute_overhead:.0f}%"
+
+        def needs(fit, batch, size):
+            if batch in fit.added_compute and fit.added_compute[batch] is None:
+                return f"batch {batch}: no plan within +{overhead} compute"
+            return f"batch {batch} needs {_gib(size)}"
+
         def line(label, fit):
-            if fit is None:
-                return f"{label:<28} not available yet (recomputation is not built)"
             if fit.batch == 0:
-                smallest = min(fit.tried)
-                return f"{label:<28} none: batch {smallest} needs {_gib(fit.next_bytes)}"
+                return f"{label:<28} none: {needs(fit, min(fit.tried), fit.next_bytes)}"
             after = ("" if fit.next_bytes is None else
-                     f"; batch {fit.batch + 1} needs {_gib(fit.next_bytes)}")
-            return f"{label:<28} batch {fit.batch} ({_gib(fit.bytes)}{after})"
+                     "; " + needs(fit, fit.batch + 1, fit.next_bytes))
+            added = fit.added_compute.get(fit.batch)
+            compute = f", +{100 * added:.1f}% compute" if added else ""
+            return f"{label:<28} batch {fit.batch} ({_gib(fit.bytes)}{compute}{after})"
         return "\n".join([
             f"largest batch in {_gib(self.memory)}:",
             line("eager PyTorch", self.eager),
             line("olla (order and layout)", self.olla),
-            line("olla with recomputation", self.olla_recompute),
+            line(f"olla, recompute <= {overhead}", self.olla_recompute),
             f"searched in {self.seconds:.1f} s"])
 
 
@@ -102,9 +116,10 @@ def _largest(needs, memory, min_batch, max_batch):
 
 
 def max_batch_size(model, make_inputs, loss_fn, optimizer, memory, max_batch=1 << 16,
-                   min_batch=1, time_limit=10.0, **options):
+                   min_batch=1, time_limit=10.0, recompute_overhead=0.1, **options):
     """The largest batch of `model`'s training step that fits `memory` bytes: for eager
-    PyTorch, for olla, and (not built yet: None) for olla with recomputation.
+    PyTorch, for olla, and for olla with recomputation adding at most
+    `recompute_overhead` (a fraction) of the step's compute.
 
     make_inputs(batch) -> (inputs, targets): the model's positional input tensors and
     the loss's targets at that batch size (loss_fn(model(*inputs), *targets)).
@@ -123,6 +138,11 @@ def max_batch_size(model, make_inputs, loss_fn, optimizer, memory, max_batch=1 <
             raise ValueError(f"{name}: expected a positive integer, got {value!r}")
     if min_batch > max_batch:
         raise ValueError(f"min_batch: {min_batch} is above max_batch {max_batch}")
+    if (isinstance(recompute_overhead, bool) or
+            not isinstance(recompute_overhead, (int, float)) or
+            not 0 <= recompute_overhead <= 10):
+        raise ValueError(f"recompute_overhead: expected a fraction of the step's compute "
+                         f"in [0, 10], got {recompute_overhead!r}")
     started = time.monotonic()
 
     def capture(batch, copy_elimination):
@@ -143,14 +163,40 @@ def max_batch_size(model, make_inputs, loss_fn, optimizer, memory, max_batch=1 <
     def eager_needs(batch):
         return planning.simulate(capture(batch, False))["eager_reserved_bytes"]
 
+    def plan(graph, **more):
+        return planning.optimize_graph(graph, time_limit=time_limit, alignment=_ALIGNMENT,
+                                       **options, **more).report
+
     def olla_needs(batch):
-        report = planning.optimize_graph(capture(batch, True), time_limit=time_limit,
-                                         alignment=_ALIGNMENT, **options).report
-        return report["total_bytes"]
+        return plan(capture(batch, True))["total_bytes"]
+
+    added = {}
+
+    def recompute_needs(batch):
+        graph = capture(batch, True)
+        report = plan(graph)
+        if report["total_bytes"] <= memory:
+            added[batch] = 0.0
+            return report["total_bytes"]
+        budget = memory - graph.persistent_bytes()
+        added[batch] = None
+        if budget <= 0:
+            return report["total_bytes"]
+        try:
+            budgeted = plan(graph, memory_budget=budget)
+        except ValueError:  # No plan fits, even recomputing.
+            return report["total_bytes"]
+        if budgeted.get("added_compute", 0.0) > recompute_overhead:
+            return report["total_bytes"]
+        added[batch] = budgeted.get("added_compute", 0.0)
+        return budgeted["total_bytes"]
 
     eager = _largest(eager_needs, memory, min_batch, max_batch)
     olla = _largest(olla_needs, memory, min_batch, max_batch)
-    return BatchSizes(memory, eager, olla, None, time.monotonic() - started)
+    olla_recompute = _largest(recompute_needs, memory, min_batch, max_batch)
+    olla_recompute.added_compute = added
+    return BatchSizes(memory, eager, olla, olla_recompute, recompute_overhead,
+                      time.monotonic() - started)
 
 
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,

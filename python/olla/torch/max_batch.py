@@ -1,5 +1,6 @@
 """python3 -m olla.torch.max_batch MODEL --memory 16GiB: the largest training batch of a
-zoo or torchvision model that fits, for eager PyTorch and for olla (batch.py).
+zoo or torchvision model that fits, for eager PyTorch, for olla, and for olla with
+recomputation within --recompute-overhead (batch.py).
 
 Exit codes: 0 success; 1 bad usage, unknown model or a step olla cannot capture (one
 line on stderr)."""
@@ -29,6 +30,9 @@ def _parser():
     parser.add_argument("--optimizer", choices=("sgd", "momentum", "adam"),
                         help="default: the zoo's choice for the model, else sgd")
     parser.add_argument("--max-batch", type=int, default=1 << 16)
+    parser.add_argument("--recompute-overhead", type=float, default=0.1,
+                        help="the compute recomputation may add, a fraction of the "
+                             "step's (default 0.1)")
     parser.add_argument("--time-limit", type=float, default=10.0,
                         help="seconds for each plan (default 10)")
     parser.add_argument("--work-limit", type=int,
@@ -53,18 +57,19 @@ def main(argv=None):
             arguments.optimizer or (entry.optimizer if entry else "sgd"), memory,
             max_batch=arguments.max_batch,
             min_batch=entry.min_train_batch if entry else 1,
-            time_limit=arguments.time_limit,
+            time_limit=arguments.time_limit, recompute_overhead=arguments.recompute_overhead,
             **({} if arguments.work_limit is None else {"work_limit": arguments.work_limit}))
     except (zoo.UnknownModel, ValueError) as error:
         print(f"olla.torch.max_batch: error: {error}", file=sys.stderr)
         return 1
     if arguments.json:
         def fit(f):
-            return None if f is None else {"batch": f.batch, "bytes": f.bytes,
-                                           "next_bytes": f.next_bytes}
+            return {"batch": f.batch, "bytes": f.bytes, "next_bytes": f.next_bytes,
+                    "added_compute": f.added_compute.get(f.batch)}
         print(json.dumps({"model": arguments.model, "memory": memory,
                           "eager": fit(result.eager), "olla": fit(result.olla),
                           "olla_recompute": fit(result.olla_recompute),
+                          "recompute_overhead": result.recompute_overhead,
                           "seconds": result.seconds}))
     else:
         print(f"{arguments.model}: " + result.text())

@@ -1,7 +1,6 @@
 #include "olla/remat/remat_search.h"
 
 #include <algorithm>
-#include <numeric>
 #include <utility>
 
 #include "olla/analysis/lifetimes.h"

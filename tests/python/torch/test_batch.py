@@ -53,9 +53,8 @@ def test_olla_fits_a_larger_batch_and_the_evidence_holds_when_captured_again():
     memory = 64 << 20
     sizes = olla_torch.max_batch_size(model, make_inputs, loss_fn, optimizer, memory,
                                       work_limit=20_000)
-    assert 1 <= sizes.eager.batch < sizes.olla.batch
-    assert sizes.olla_recompute is None
-    for fit in (sizes.eager, sizes.olla):
+    assert 1 <= sizes.eager.batch < sizes.olla.batch <= sizes.olla_recompute.batch
+    for fit in (sizes.eager, sizes.olla, sizes.olla_recompute):
         assert fit.bytes <= memory < fit.next_bytes
     # Independently: capture and plan at the batches found and one above.
     def eager_bytes(batch):
@@ -71,12 +70,27 @@ def test_olla_fits_a_larger_batch_and_the_evidence_holds_when_captured_again():
         return plan.report["total_bytes"]
     assert olla_bytes(sizes.olla.batch) <= memory < olla_bytes(sizes.olla.batch + 1)
     assert f"batch {sizes.olla.batch}" in sizes.text()
+    # With recomputation: a plan at the batch found fits within the overhead; one above
+    # does not.
+    def recompute_fits(batch):
+        graph = capture_training_step(model, *make_inputs(batch)[:1], loss_fn,
+                                      make_inputs(batch)[1], optimizer=optimizer,
+                                      copy_elimination=True)
+        try:
+            plan = olla.optimize_graph(graph, alignment=512, work_limit=20_000,
+                                       memory_budget=memory - graph.persistent_bytes())
+        except ValueError:
+            return False
+        return plan.report.get("added_compute", 0.0) <= 0.1
+    batch = sizes.olla_recompute.batch
+    assert recompute_fits(batch) and not recompute_fits(batch + 1)
 
 
 @pytest.mark.parametrize("arguments,message", [
     (dict(memory=0), "memory: expected a positive number of bytes"),
     (dict(memory=1 << 20, max_batch=0), "max_batch: expected a positive integer"),
     (dict(memory=1 << 20, min_batch=8, max_batch=4), "min_batch: 8 is above max_batch 4"),
+    (dict(memory=1 << 20, recompute_overhead=-1), "recompute_overhead: expected a fraction"),
 ])
 def test_bad_arguments_are_named(arguments, message):
     model = SmallConvNet()
@@ -113,7 +127,8 @@ def test_the_command_line_gives_both_batches():
     answer = json.loads(result.stdout)
     assert 1 <= answer["eager"]["batch"] <= answer["olla"]["batch"]
     assert answer["olla"]["bytes"] <= 1 << 30 < answer["olla"]["next_bytes"]
-    assert answer["olla_recompute"] is None
+    assert answer["olla"]["batch"] <= answer["olla_recompute"]["batch"]
+    assert answer["olla_recompute"]["bytes"] <= 1 << 30 < answer["olla_recompute"]["next_bytes"]
 
 
 @pytest.mark.parametrize("arguments,message", [

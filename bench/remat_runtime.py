@@ -1,0 +1,137 @@
+"""Budget mode run for real: olla.torch.optimize(..., memory_budget=B) on the
+transformers of bench/remat.py, at batches this machine's memory and CPUs allow, three
+olla steps beside three eager PyTorch steps on a copy, for two budgets: half the eager
+activation peak (the budgets of bench/remat.py), and half the proven bound of every
+order (which only recomputation meets). Writes bench/results/remat_runtime.md.
+
+    /usr/bin/python3 bench/remat_runtime.py [--models gpt2_small:1,vit_b_16:4,...]
+
+Per model and budget (from `olla simulate` of the captured step): the plan's arena and recomputations, what the planned arena served and what fell
+through it (allocations the plan did not know, counted by olla's allocator), whether
+the three losses and every parameter, buffer and optimizer state after them equal
+eager PyTorch's bit for bit, and the seconds of a step (the median of three) for both.
+"""
+
+import argparse
+import copy
+import pathlib
+import statistics
+import sys
+import time
+
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+
+import olla  # noqa: E402
+import olla.torch as olla_torch  # noqa: E402
+from olla.capture import zoo  # noqa: E402
+from olla.capture.step import capture_training_step  # noqa: E402
+from olla.torch.memory import eager_step  # noqa: E402
+
+from machine import machine  # noqa: E402
+
+DEFAULT = "gpt2_small:1,roberta_base:2,vit_b_16:4,transformer:8,swin_t:4,vit_b_32:8"
+MIB = 1 << 20
+
+
+def same_state(model, optimizer, reference, reference_optimizer):
+    for a, b in zip(model.state_dict().values(), reference.state_dict().values()):
+        if not torch.equal(a, b):
+            return False
+    for p, q in zip(model.parameters(), reference.parameters()):
+        ours = {k: v for k, v in optimizer.state[p].items() if v is not None}
+        theirs = {k: v for k, v in reference_optimizer.state[q].items() if v is not None}
+        if ours.keys() != theirs.keys():
+            return False
+        if any(not torch.equal(ours[k], theirs[k]) for k in ours):
+            return False
+    return True
+
+
+def row(name, batch, budget_of, time_limit):
+    torch.manual_seed(0)
+    work = zoo.workload(name, batch, "train")
+    reference = copy.deepcopy(work.model)
+    optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
+    reference_optimizer = torch.optim.AdamW(reference.parameters(), lr=1e-4)
+    inputs, targets = list(work.inputs), list(work.targets)
+    graph = capture_training_step(copy.deepcopy(work.model), inputs, work.loss_fn, targets,
+                                  optimizer="adam", mode="train")
+    simulated = olla.simulate(graph)
+    eager_peak = simulated["eager_peak_live_bytes"]
+    budget = simulated[budget_of] // 2
+    started = time.monotonic()
+    step = olla_torch.optimize(work.model, inputs, work.loss_fn, optimizer,
+                               targets=targets, memory_budget=budget,
+                               time_limit=time_limit)
+    planning_seconds = time.monotonic() - started
+    equal = True
+    olla_seconds, eager_seconds, stats = [], [], []
+    for seed in range(3):
+        torch.manual_seed(seed)
+        started = time.monotonic()
+        loss = step(*inputs, targets=targets)
+        olla_seconds.append(time.monotonic() - started)
+        stats.append(step.last_stats)
+        torch.manual_seed(seed)
+        started = time.monotonic()
+        expected = eager_step(reference, reference_optimizer, work.loss_fn, inputs, targets)
+        eager_seconds.append(time.monotonic() - started)
+        equal = equal and torch.equal(loss, expected)
+    equal = equal and same_state(work.model, optimizer, reference, reference_optimizer)
+    return {"model": name, "batch": batch, "eager_peak": eager_peak, "budget": budget,
+            "budget_of": "eager peak" if budget_of == "eager_peak_live_bytes" else "bound",
+            "arena": step.plan.arena_bytes, "recomputed": len(step.plan.recompute),
+            "added": step.report.get("added_compute", 0.0),
+            "served": max(s.served for s in stats),
+            "fell_through": max(s.fell_through for s in stats),
+            "fall_through_peak": max(s.fall_through_peak_bytes for s in stats),
+            "equal": equal, "planning": planning_seconds,
+            "olla_seconds": statistics.median(olla_seconds),
+            "eager_seconds": statistics.median(eager_seconds)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=DEFAULT)
+    parser.add_argument("--time-limit", type=float, default=60)
+    arguments = parser.parse_args()
+    rows = []
+    for item in arguments.models.split(","):
+        name, batch = item.split(":")
+        for budget_of in ("eager_peak_live_bytes", "lower_bound_bytes"):
+            rows.append(row(name, int(batch), budget_of, arguments.time_limit))
+            print(rows[-1], flush=True)
+    lines = [
+        "# Budget mode run for real",
+        "",
+        f"`bench/remat_runtime.py` on {machine()} (CPU, torch "
+        f"{torch.__version__}, AdamW): `olla.torch.optimize(..., memory_budget=B)` with "
+        "B half the eager peak live bytes of the captured step, or half the proven "
+        "bound of every order without recomputation, three olla steps beside "
+        "three eager PyTorch steps on a copy of the model. *Fell through*: allocations "
+        "outside the plan (most per step, and their peak). *Equal*: the three losses and "
+        "every parameter, buffer and optimizer state after them, bit for bit. Seconds: "
+        "the median step (this machine is shared: read them as indications).",
+        "",
+        "| model | batch | eager peak | budget (half the) | arena | recomputed ops | compute added "
+        "(estimate) | fell through | fall-through peak | equal | plan s | eager step s | "
+        "olla step s |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['model']} | {r['batch']} | {r['eager_peak'] / MIB:.1f} MiB | "
+            f"{r['budget'] / MIB:.1f} MiB ({r['budget_of']}) | {r['arena'] / MIB:.1f} MiB | {r['recomputed']} | "
+            f"{100 * r['added']:.1f} % | {r['fell_through']} | "
+            f"{r['fall_through_peak'] / MIB:.2f} MiB | {'yes' if r['equal'] else 'NO'} | "
+            f"{r['planning']:.1f} | {r['eager_seconds']:.2f} | {r['olla_seconds']:.2f} |")
+    out = ROOT / "bench" / "results" / "remat_runtime.md"
+    out.write_text("\n".join(lines) + "\n")
+    print(out.read_text())
+
+
+if __name__ == "__main__":
+    main()
