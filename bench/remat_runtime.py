@@ -63,9 +63,14 @@ def row(name, batch, budget_of, time_limit):
     eager_peak = simulated["eager_peak_live_bytes"]
     budget = simulated[budget_of] // 2
     started = time.monotonic()
-    step = olla_torch.optimize(work.model, inputs, work.loss_fn, optimizer,
-                               targets=targets, memory_budget=budget,
-                               time_limit=time_limit)
+    base = {"model": name, "batch": batch, "eager_peak": eager_peak, "budget": budget,
+            "budget_of": "eager peak" if budget_of == "eager_peak_live_bytes" else "bound"}
+    try:
+        step = olla_torch.optimize(work.model, inputs, work.loss_fn, optimizer,
+                                   targets=targets, memory_budget=budget,
+                                   time_limit=time_limit)
+    except ValueError as error:  # No plan fits: the message says what was found.
+        return {**base, "error": str(error)}
     planning_seconds = time.monotonic() - started
     equal = True
     olla_seconds, eager_seconds, stats = [], [], []
@@ -81,9 +86,7 @@ def row(name, batch, budget_of, time_limit):
         eager_seconds.append(time.monotonic() - started)
         equal = equal and torch.equal(loss, expected)
     equal = equal and same_state(work.model, optimizer, reference, reference_optimizer)
-    return {"model": name, "batch": batch, "eager_peak": eager_peak, "budget": budget,
-            "budget_of": "eager peak" if budget_of == "eager_peak_live_bytes" else "bound",
-            "arena": step.plan.arena_bytes, "recomputed": len(step.plan.recompute),
+    return {**base, "arena": step.plan.arena_bytes, "recomputed": len(step.plan.recompute),
             "added": step.report.get("added_compute", 0.0),
             "served": max(s.served for s in stats),
             "fell_through": max(s.fell_through for s in stats),
@@ -114,7 +117,10 @@ def main():
         "three eager PyTorch steps on a copy of the model. *Fell through*: allocations "
         "outside the plan (most per step, and their peak). *Equal*: the three losses and "
         "every parameter, buffer and optimizer state after them, bit for bit. Seconds: "
-        "the median step (this machine is shared: read them as indications).",
+        "the median step (this machine is shared: read them as indications). The "
+        "budgets come from the captured graph before calibration; the plan's graph "
+        "also has each op's measured scratch (its workspace), which raises what no plan "
+        "can avoid.",
         "",
         "| model | batch | eager peak | budget (half the) | arena | recomputed ops | compute added "
         "(estimate) | fell through | fall-through peak | equal | plan s | eager step s | "
@@ -122,6 +128,12 @@ def main():
         "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for r in rows:
+        if "error" in r:
+            lines.append(
+                f"| {r['model']} | {r['batch']} | {r['eager_peak'] / MIB:.1f} MiB | "
+                f"{r['budget'] / MIB:.1f} MiB ({r['budget_of']}) | no plan fits: "
+                f"{r['error'].split('(', 1)[1].rstrip(')')} | | | | | | | | |")
+            continue
         lines.append(
             f"| {r['model']} | {r['batch']} | {r['eager_peak'] / MIB:.1f} MiB | "
             f"{r['budget'] / MIB:.1f} MiB ({r['budget_of']}) | {r['arena'] / MIB:.1f} MiB | {r['recomputed']} | "

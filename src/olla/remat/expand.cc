@@ -193,19 +193,23 @@ StatusOr<ExpandedGraph> ExpandGraph(const Graph& graph,
   // first.
   std::vector<std::pair<int64_t, int32_t>> key(total);
   for (size_t s = 0; s < n; ++s) key[s] = {static_cast<int64_t>(s), 0};
-  std::function<std::pair<int64_t, int32_t>(size_t)> key_of =
-      [&](size_t i) -> std::pair<int64_t, int32_t> {
-    if (key[n + i].second < 0) return key[n + i];
+  // A recomputation feeds only later ops' recomputations (its reader uses its op's
+  // outputs), so from the last op back every fed key is known.
+  std::vector<size_t> by_op(recompute.size());
+  for (size_t i = 0; i < by_op.size(); ++i) by_op[i] = i;
+  std::sort(by_op.begin(), by_op.end(), [&](size_t a, size_t b) {
+    return recompute[a].op.value() > recompute[b].op.value();
+  });
+  for (size_t i : by_op) {
     std::pair<int64_t, int32_t> best{static_cast<int64_t>(n), -1};
     for (OpId user : recompute[i].serves)
       best = std::min(best, {static_cast<int64_t>(user.index()), -1});
     for (int32_t j : recompute[i].feeds) {
-      auto [k, depth] = key_of(static_cast<size_t>(j));
+      const auto [k, depth] = key[n + static_cast<size_t>(j)];
       best = std::min(best, {k, depth - 1});
     }
-    return key[n + i] = best;
-  };
-  for (size_t i = 0; i < recompute.size(); ++i) key_of(i);
+    key[n + i] = best;
+  }
   using Entry = std::tuple<int64_t, int32_t, size_t>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
   for (size_t s = 0; s < total; ++s) {
