@@ -35,7 +35,27 @@ TEST(GraphJsonTest, LoadsEveryFieldOfTheTrainingExamples) {
   EXPECT_EQ(weight.dtype, "float32");
   EXPECT_EQ(graph->op(OpId(13)).phase, Phase::kOptimizer);
   EXPECT_EQ(graph->explicit_edges().size(), 5u);
-  EXPECT_TRUE(LoadGraph(kExamples + "residual_inplace_view.json").ok());
+  const StatusOr<Graph> residual = LoadGraph(kExamples + "residual_inplace_view.json");
+  ASSERT_TRUE(residual.ok()) << residual.status().message();
+  EXPECT_EQ(residual->op(OpId(2)).writes, (std::vector<BufferId>{BufferId(3)}));  // relu_
+}
+
+TEST(GraphJsonTest, WritesAndRandomRoundTrip) {
+  const std::string text =
+      R"({"version": 1, "buffers": [{"id": 5, "size": 4}, {"id": 6, "size": 4}],
+          "ops": [{"id": 0, "allocates": [5], "random": true},
+                  {"id": 1, "type": "aten::relu_", "uses": [5], "writes": [5]},
+                  {"id": 2, "allocates": [6], "uses": [5]}],
+          "precedence": [[1, 2]]})";
+  const StatusOr<Graph> graph = ParseGraph(text);
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  EXPECT_TRUE(graph->op(OpId(0)).random);
+  EXPECT_FALSE(graph->op(OpId(1)).random);
+  EXPECT_EQ(graph->op(OpId(1)).writes, (std::vector<BufferId>{BufferId(0)}));
+  const std::string written = GraphToJson(*graph);
+  EXPECT_NE(written.find("\"writes\": [5]"), std::string::npos) << written;
+  EXPECT_NE(written.find("\"random\": true"), std::string::npos) << written;
+  EXPECT_EQ(GraphToJson(*ParseGraph(written)), written);
 }
 
 TEST(GraphJsonTest, RoundTripsThroughText) {

@@ -128,10 +128,13 @@ Status Graph::BuildIndices() {
     }
     op.uses = std::move(unique_uses);
     for (BufferId b : op.writes) {
+      if (!b.valid() || b.value() >= num_buffers) {
+        return InvalidInput(fmt::format("{} writes buffer index {}, out of range",
+                                        Describe(OpId(o)), b.value()));
+      }
       if (std::find(op.uses.begin(), op.uses.end(), b) == op.uses.end()) {
-        return InvalidInput(
-            fmt::format("{} writes buffer index {}, which it does not use",
-                        Describe(OpId(o)), b.value()));
+        return InvalidInput(fmt::format("{} writes {}, which it does not use",
+                                        Describe(OpId(o)), Describe(b)));
       }
     }
   }
