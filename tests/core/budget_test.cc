@@ -90,6 +90,22 @@ TEST(BudgetTest, ConcurrentSpendingIsCounted) {
   EXPECT_EQ(budget.work_spent(), 40'000);
 }
 
+// A reserve moves the deadline only (never below half the time left) and shares the
+// work account, so work-limited runs do not change.
+TEST(BudgetTest, AReserveEndsEarlierWithTheSameWork) {
+  const Budget whole =
+      Budget::Of(1000, 10);  // wall clock: a deadline far away, compared only
+  const Budget part = whole.Reserving(10);
+  EXPECT_LT(part.seconds_left(), whole.seconds_left() - 9);
+  EXPECT_GT(part.seconds_left(), 900);
+  EXPECT_EQ(part.work_left(), 10);
+  EXPECT_GT(whole.Reserving(800).seconds_left(), 400);  // Half of 1000 at most.
+  EXPECT_LT(whole.Reserving(800).seconds_left(), 600);
+  EXPECT_FALSE(part.Spend(10));
+  EXPECT_EQ(whole.work_left(), 0);
+  EXPECT_FALSE(Budget::OfWork(5).Reserving(3).has_deadline());
+}
+
 TEST(BudgetTest, LimitNames) {
   EXPECT_STREQ(LimitName(Budget::Limit::kNone), "none");
   EXPECT_STREQ(LimitName(Budget::Limit::kTime), "time");

@@ -91,8 +91,7 @@ def test_a_budget_only_recomputation_meets_gives_a_plan_that_recomputes():
     assert plan.report["recomputed_ops"] == len(plan.recompute)
     with pytest.raises(ValueError, match="memory_budget: no plan fits .* order and "
                                          "placement alone need at least"):
-        olla.optimize_graph(graph, memory_budget=budget, recompute=False,
-                            work_limit=200_000)
+        olla.optimize_graph(graph, work_limit=200_000, memory_budget=budget, recompute=False)
 
 
 def test_the_option_table_is_the_clis():

@@ -50,6 +50,18 @@ Budget Budget::Split(double fraction) const {
   return part;
 }
 
+Budget Budget::Reserving(double seconds) const {
+  Budget part = *this;
+  const Clock::time_point now = Clock::now();
+  if (has_deadline() && seconds > 0 && now < deadline_) {
+    const Clock::duration left = deadline_ - now;
+    const auto wanted = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(std::min(seconds, 1e9)));
+    part.deadline_ = deadline_ - std::min(wanted, left / 2);
+  }
+  return part;
+}
+
 bool Budget::Spend(int64_t units) const {
   for (Account* account = account_.get(); account != nullptr;
        account = account->whole.get()) {

@@ -40,6 +40,10 @@ class Budget {
   // here too, and it shares the stop flag.
   Budget Split(double fraction) const;
 
+  // A part that ends `seconds` before this budget does (keeping at least half of the
+  // time left), for the stages that must run after it; the same work account and stop
+  // flag, so work limits give the same results with or without the reserve.
+  Budget Reserving(double seconds) const;
   // Records `units` of work; false once the work (of this part or of a whole it was split
   // from) is used up.
   bool Spend(int64_t units = 1) const;
