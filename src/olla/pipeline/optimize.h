@@ -26,7 +26,9 @@
 // optimal and which limit stopped each stage. The lower bounds may take a quarter of
 // the budget (they need far less below a few hundred thousand ops; past it they stop
 // with a weaker bound); the schedule gets half of what is left, placement the rest
-// (all of it when the schedule finishes early).
+// (all of it when the schedule finishes early; a tenth when the order cannot fit a
+// memory budget, so that recomputation gets the rest). The check's time, estimated
+// from the graph's size, is kept out of every search's deadline (Budget::Reserving).
 #pragma once
 
 #include <algorithm>
