@@ -131,55 +131,86 @@ class Search {
     std::vector<char> emitted(static_cast<size_t>(g.num_ops()), 0);
     std::vector<std::pair<OpId, size_t>> stack;
     m.order.ops.reserve(static_cast<size_t>(g.num_ops()));
-    // A view (an op that allocates and writes nothing) that reads a copy waits until
-    // the copy exists rather than pulling its recomputation early: it only keeps the
-    // copy's buffer alive, and its readers read that buffer.
+    // The given order, each recomputation pulled in just before the first op that reads
+    // its copies. An op that must wait for a recomputation without reading it (one
+    // that overwrites what the recomputation reads: an optimizer's update of a
+    // weight) waits instead, with everything after it that needs it, rather than
+    // pulling the recomputation early; so does a view that reads a copy (it only keeps
+    // the copy alive, and its readers read the copy).
+    const ExpandedGraph& e = *m.expanded;
+    std::vector<char> deferred(static_cast<size_t>(g.num_ops()), 0);
+    std::vector<OpId> waiting;  // Deferred ops, in the given order.
+    auto reads_output_of = [&](OpId reader, OpId writer) {
+      for (BufferId b : g.op(reader).uses) {
+        if (g.producer(b) == writer) return true;
+      }
+      return false;
+    };
     auto is_view = [&](OpId id) {
       const Op& op = g.op(id);
       return op.allocates.empty() && op.workspace == 0 && !WritesInPlace(op);
     };
-    auto waits = [&](OpId id) {
+    auto must_wait = [&](OpId id) {
       for (OpId before : g.predecessors(id)) {
-        if (!emitted[before.index()]) return true;
+        if (emitted[before.index()]) continue;
+        if (deferred[before.index()] || is_view(id)) return true;
+        if (e.is_recomputation(before) && !reads_output_of(id, before)) return true;
       }
       return false;
     };
-    std::vector<OpId> deferred;
-    auto emit = [&](OpId id) {
-      emitted[id.index()] = 1;
-      m.order.ops.push_back(id);
-      if (!m.expanded->is_recomputation(id)) return;
-      auto ready = std::stable_partition(deferred.begin(), deferred.end(), waits);
-      for (auto it = ready; it != deferred.end(); ++it) {
-        emitted[it->index()] = 1;
-        m.order.ops.push_back(*it);
+    auto ready = [&](OpId id) {
+      for (OpId before : g.predecessors(id)) {
+        if (!emitted[before.index()]) return false;
       }
-      deferred.erase(ready, deferred.end());
+      return true;
     };
-    for (OpId op : order_.ops) {
-      const OpId expanded_op = m.expanded->expanded_op[op.index()];
-      if (is_view(expanded_op) && waits(expanded_op)) {
-        deferred.push_back(expanded_op);
-        continue;
+    auto release = [&] {  // The waiting ops whose predecessors have all run.
+      for (bool progress = true; progress;) {
+        progress = false;
+        for (OpId id : waiting) {
+          if (deferred[id.index()] && ready(id)) {
+            deferred[id.index()] = 0;
+            emitted[id.index()] = 1;
+            m.order.ops.push_back(id);
+            progress = true;
+          }
+        }
       }
-      // Depth first over the recomputations the op waits for, those they wait for
-      // first.
-      stack.push_back({expanded_op, 0});
+      std::erase_if(waiting, [&](OpId id) { return !deferred[id.index()]; });
+    };
+    auto emit_with_predecessors = [&](OpId op) {
+      // Depth first over the recomputations (and waiting ops) it needs, theirs first.
+      stack.push_back({op, 0});
       while (!stack.empty()) {
         auto& [current, next] = stack.back();
         const auto predecessors = g.predecessors(current);
         if (next < predecessors.size()) {
           const OpId before = predecessors[next++];
-          if (!emitted[before.index()] && m.expanded->is_recomputation(before))
+          if (!emitted[before.index()] &&
+              (e.is_recomputation(before) || deferred[before.index()]))
             stack.push_back({before, 0});
           continue;
         }
-        if (!emitted[current.index()]) emit(current);
+        const OpId done = current;
         stack.pop_back();
+        if (emitted[done.index()]) continue;
+        deferred[done.index()] = 0;
+        emitted[done.index()] = 1;
+        m.order.ops.push_back(done);
+        if (e.is_recomputation(done)) release();
       }
+    };
+    for (OpId original : order_.ops) {
+      const OpId op = e.expanded_op[original.index()];
+      if (must_wait(op)) {
+        deferred[op.index()] = 1;
+        waiting.push_back(op);
+        continue;
+      }
+      emit_with_predecessors(op);
     }
-    for (OpId id : deferred) {  // Views whose copies nothing else needed first.
-      if (!emitted[id.index()]) emit(id);
+    for (OpId id : std::vector<OpId>(waiting)) {  // What nothing needed sooner.
+      if (!emitted[id.index()]) emit_with_predecessors(id);
     }
     if (!CheckValidOrder(g, m.order).ok()) return std::nullopt;
     m.lifetimes = ComputeLifetimes(g, m.order);
@@ -308,6 +339,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
     std::optional<Measurement> chosen;
     std::vector<char> chosen_dropped;
     double chosen_score = 0;
+    bool chosen_lower = false;
     for (size_t i = 0; i < candidates.size() && !out; ++i) {
       // Past the first few, only until one helps.
       if (chosen && i >= static_cast<size_t>(options.measured_per_round)) break;
@@ -315,10 +347,21 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
       for (BufferId b : candidates[i].drop) trial[b.index()] = 1;
       std::optional<Measurement> m = search.Measure(trial);
       out = !spend();
-      if (!m || m->excess >= best->excess) continue;
-      const double score = static_cast<double>(best->excess - m->excess) /
-                           static_cast<double>(m->added_cost - best->added_cost + 1);
-      if (!chosen || score > chosen_score) {
+      // Better: a lower peak, or the same peak with fewer bytes above the target;
+      // scored by bytes gained per unit of added compute, a lower peak first.
+      if (!m || m->timeline.peak_bytes > best->timeline.peak_bytes ||
+          (m->timeline.peak_bytes == best->timeline.peak_bytes &&
+           m->excess >= best->excess))
+        continue;
+      const double cost = static_cast<double>(m->added_cost - best->added_cost + 1);
+      const bool lower = m->timeline.peak_bytes < best->timeline.peak_bytes;
+      const double score =
+          static_cast<double>(lower ? best->timeline.peak_bytes - m->timeline.peak_bytes
+                                    : best->excess - m->excess) /
+          cost;
+      if (!chosen || (lower && !chosen_lower) ||
+          (lower == chosen_lower && score > chosen_score)) {
+        chosen_lower = lower;
         chosen = std::move(m);
         chosen_dropped = std::move(trial);
         chosen_score = score;
