@@ -33,7 +33,7 @@
 namespace olla {
 
 struct RematOptions {
-  int64_t target_bytes = 0;  // The peak live bytes to reach.
+  int64_t target_bytes = 0;         // The peak live bytes to reach.
   int32_t measured_per_round = 12;  // Then on only until one helps.
 };
 
