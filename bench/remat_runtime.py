@@ -31,7 +31,7 @@ from olla.torch.memory import eager_step  # noqa: E402
 
 from machine import machine  # noqa: E402
 
-DEFAULT = "gpt2_small:1,roberta_base:2,vit_b_16:4,transformer:8,swin_t:4,vit_b_32:8"
+DEFAULT = "gpt2_small:1,roberta_base:2,vit_b_16:4,transformer:8,swin_t:4,vit_b_32:32"
 MIB = 1 << 20
 
 

@@ -5,8 +5,9 @@
 #   - end to end: `olla generate` then `olla simulate` of a 100,000-op graph, timed by
 #     /usr/bin/time;
 #   - the min-cut bound's max flow, LEMON against Boost.Graph (max_flow.md);
-#   - the placement, schedule, zoo, scale and hard synthetic graph benchmarks (their
-#     scripts).
+#   - the placement, schedule, zoo, scale and hard synthetic graph benchmarks, the
+#     largest batches, the limits, and budget mode (remat.py, remat_runtime.py): their
+#     scripts.
 # Writes bench/results/foundation.md. Usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
@@ -69,3 +70,5 @@ bash bench/placement.sh "$build"
 /usr/bin/python3 bench/synthetic.py --olla "$build/bin/olla"
 /usr/bin/python3 bench/max_batch.py
 /usr/bin/python3 bench/limits.py --olla "$build/bin/olla"
+/usr/bin/python3 bench/remat.py --olla "$build/bin/olla"
+/usr/bin/python3 bench/remat_runtime.py
