@@ -1,4 +1,5 @@
-// libFuzzer target: Optimize() end to end on small graphs that parse. Every plan it
+// libFuzzer target: Optimize() end to end on small graphs that parse, then in budget
+// mode at half the arena found (recomputing where the graph allows). Every plan it
 // returns has passed the checker inside Optimize; an internal error is a finding.
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!result.ok()) {
     if (result.status().code() == olla::StatusCode::kInternal) std::abort();
     olla::fuzz::ExpectOneLine(result.status());
+    return 0;
   }
+  options.memory_budget = result->arena_bytes() / 2;
+  auto budgeted = olla::Optimize(*graph, options, olla::Budget::OfWork(5000));
+  if (!budgeted.ok() && budgeted.status().code() == olla::StatusCode::kInternal)
+    std::abort();
   return 0;
 }
