@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "olla/analysis/case_split_bound.h"
 #include "olla/analysis/lower_bounds.h"
@@ -45,11 +46,18 @@ void RaiseBound(const Graph& graph, const Order& order, int64_t peak,
 
 // The methods on a graph without pins (or with pins made edges).
 // `eager_peak`: the eager order's peak, which the caller has measured.
+// `ruled_eager`: EagerSchedule(model, options.rules), computed once.
 ScheduleResult ScheduleGraph(const MemoryModel& model, int64_t eager_peak,
-                             const ScheduleOptions& options, const Budget& budget) {
+                             const ScheduleOptions& options, ScoredOrder ruled_eager,
+                             const Budget& budget) {
   const Graph& graph = model.graph();
   const std::string& method = options.method;
-  const Timings timings(model, options.rules);
+  // Built when a search needs them (a second at a million ops).
+  std::optional<Timings> built_timings;
+  auto timings = [&]() -> const Timings& {
+    if (!built_timings) built_timings.emplace(model, options.rules);
+    return *built_timings;
+  };
   ScheduleResult result;
   result.eager_peak_bytes = eager_peak;
   // The forced-live set contains each op's own footprint, so its largest value is the
@@ -63,8 +71,11 @@ ScheduleResult ScheduleGraph(const MemoryModel& model, int64_t eager_peak,
                                   : options.forced_live;
   result.lower_bound_bytes = *std::max_element(forced_live.begin(), forced_live.end());
 
-  ScoredOrder chosen = method == "eager" ? EagerSchedule(model, options.rules)
-                                         : BestHeuristic(model, options.rules, budget);
+  // With no time left (loading a huge graph took it all), the eager order under the
+  // rules is the answer.
+  ScoredOrder chosen = method == "eager" || budget.OutOfTime()
+                           ? std::move(ruled_eager)
+                           : BestHeuristic(model, options.rules, budget);
   result.best_heuristic = chosen.method;
   result.best_heuristic_peak_bytes = chosen.peak_bytes;
   // The bound is raised before the searches, so that pieces at the raised bound are
@@ -81,15 +92,16 @@ ScheduleResult ScheduleGraph(const MemoryModel& model, int64_t eager_peak,
         std::chrono::duration<double>(Budget::Clock::now() - start).count();
   };
   raise_bound(chosen.order, chosen.peak_bytes);
+  // Cutting a million-op graph into pieces takes a second: not when no time is left.
   if ((method == "dp" || method == "auto") &&
-      chosen.peak_bytes > result.lower_bound_bytes) {
-    const Order incumbent = FollowRules(model, timings, chosen.order);
+      chosen.peak_bytes > result.lower_bound_bytes && !budget.OutOfTime()) {
+    const Order incumbent = FollowRules(model, timings(), chosen.order);
     PiecewiseOptions piecewise;
     piecewise.lower_bound = result.lower_bound_bytes;
     piecewise.progress = options.progress;
     // `auto` leaves the last part of its budget to local search.
     PiecewiseResult pieces =
-        ImprovePieces(model, timings, forced_live, incumbent, piecewise,
+        ImprovePieces(model, timings(), forced_live, incumbent, piecewise,
                       method == "auto" ? budget.Split(0.6) : budget);
     const int64_t peak = PeakOf(model, pieces.order);
     for (const PieceOutcome& piece : pieces.pieces)
@@ -109,7 +121,7 @@ ScheduleResult ScheduleGraph(const MemoryModel& model, int64_t eager_peak,
     if (options.progress) options.progress("lifetime ILP");
     LifetimeIlpResult solved = SolveLifetimeIlp(graph, ilp, budget);
     if (solved.solved) {
-      Order order = FollowRules(model, timings, solved.order);
+      Order order = FollowRules(model, timings(), solved.order);
       const int64_t peak = PeakOf(model, order);
       if (peak < chosen.peak_bytes) chosen = {"ilp", std::move(order), peak};
       // One op per step is the memory model exactly: its bound holds for every order.
@@ -123,13 +135,13 @@ ScheduleResult ScheduleGraph(const MemoryModel& model, int64_t eager_peak,
   }
   raise_bound(chosen.order, chosen.peak_bytes);
   const bool settled = chosen.peak_bytes <= result.lower_bound_bytes;
-  if ((method == "local" || method == "auto") && !settled) {
+  if ((method == "local" || method == "auto") && !settled && !budget.OutOfTime()) {
     LocalSearchOptions local;
     local.target_peak = result.lower_bound_bytes;
     if (options.progress) options.progress("local search");
     // A fifth is left to bound the order it finds.
     LocalSearchResult search =
-        LocalSearch(model, timings, chosen.order, local, budget.Split(0.8));
+        LocalSearch(model, timings(), chosen.order, local, budget.Split(0.8));
     if (search.peak_bytes < chosen.peak_bytes)
       chosen = {"local", std::move(search.order), search.peak_bytes};
     raise_bound(chosen.order, chosen.peak_bytes, /*split_share=*/1.0);
@@ -152,15 +164,16 @@ ScheduleResult ScheduleWithFallback(const Graph& graph, const ScheduleOptions& o
                                     const Budget& budget) {
   const MemoryModel model(graph);
   const int64_t eager = PeakOf(model, EagerOrder(graph));
-  if (options.rules.updates_asap &&
-      EagerSchedule(model, options.rules).peak_bytes > eager) {
+  ScoredOrder ruled = EagerSchedule(model, options.rules);
+  if (options.rules.updates_asap && ruled.peak_bytes > eager) {
     ScheduleOptions free_updates = options;
     free_updates.rules.updates_asap = false;
-    ScheduleResult result = ScheduleGraph(model, eager, free_updates, budget);
+    ScheduleResult result = ScheduleGraph(
+        model, eager, free_updates, EagerSchedule(model, free_updates.rules), budget);
     result.updates_rule_dropped = true;
     return result;
   }
-  return ScheduleGraph(model, eager, options, budget);
+  return ScheduleGraph(model, eager, options, std::move(ruled), budget);
 }
 
 }  // namespace
