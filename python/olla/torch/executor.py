@@ -240,7 +240,7 @@ class PlanExecutor:
             node = nodes[node_of_op[op]]
             key = node if run is None else (run, node)
             feeders = serving.get(entry if run is None else ("run", run), ())
-            refs = self._refs(graph, plan, nodes, node, feeders)
+            refs = self._refs(graph, plan, nodes, node_of_op, node, feeders)
             step = _Step(node, key, refs)
             self.steps.append(step)
             copies = {}
@@ -257,12 +257,11 @@ class PlanExecutor:
         self.lifted = constants(gm)
 
     @staticmethod
-    def _refs(graph, plan, nodes, node, feeders):
+    def _refs(graph, plan, nodes, node_of_op, node, feeders):
         """How `node` reads the values of the recomputations that serve or feed it: the
         run's own value (or its unpacked output), or a view of it made again."""
         if not feeders:
             return {}
-        node_of_op = {op: name for name, op in graph.op_of_node.items()}
         sources = {}  # recomputed op's node -> run index
         copied = {}   # dropped buffer -> run index
         for i in feeders:
