@@ -101,11 +101,13 @@ def test_measured_saving_is_the_predicted_one(case):
 def test_a_plan_that_recomputes_runs_like_eager(case, fraction):
     model, optimizer, reference, reference_optimizer, (x, y), loss_fn = twins(case)
     probe = copy.deepcopy(model)
-    unbudgeted = olla_torch.optimize(probe, [x], loss_fn, torch.optim.SGD(
-        probe.parameters(), lr=0.1), targets=[y], work_limit=100_000)
+    unbudgeted = olla_torch.optimize(
+        probe, [x], loss_fn, torch.optim.SGD(probe.parameters(), lr=0.1), targets=[y],
+        work_limit=100_000, time_limit=3600)  # wall clock: far away, work stops it
     budget = int(unbudgeted.report["lower_bound_bytes"] * fraction)
     step = olla_torch.optimize(model, [x], loss_fn, optimizer, targets=[y],
-                               work_limit=100_000, memory_budget=budget)
+                               memory_budget=budget, work_limit=100_000,
+                               time_limit=3600)  # wall clock: far away, work stops it
     assert step.plan.recompute, "the budget needs recomputation"
     assert step.plan.arena_bytes <= budget
     assert 0 < step.report["added_compute"] < 0.5
