@@ -52,7 +52,7 @@ int64_t Flops(const Graph& graph, const Op& op) {
 
 int64_t OpCost(const Graph& graph, OpId id) {
   const Op& op = graph.op(id);
-  if (op.allocates.empty() && !WritesInPlace(op)) return 0;  // A view.
+  if (IsView(op)) return 0;
   int64_t bytes = 0;
   for (BufferId b : op.uses) bytes = std::min(kMaxCost, bytes + graph.buffer(b).size);
   for (BufferId b : op.allocates)

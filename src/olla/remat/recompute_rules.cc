@@ -34,6 +34,8 @@ bool WritesInPlace(const Op& op) {
          name.find("batch_norm") != std::string_view::npos;
 }
 
+bool IsView(const Op& op) { return op.allocates.empty() && !WritesInPlace(op); }
+
 bool MayOverwrite(const Op& op, BufferId buffer) {
   if (std::find(op.writes.begin(), op.writes.end(), buffer) != op.writes.end())
     return true;

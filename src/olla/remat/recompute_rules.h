@@ -29,6 +29,9 @@ bool DrawsRandomNumbers(const Op& op);
 // Writes in place: some of its uses (all of those it does not allocate, when only its
 // name says so).
 bool WritesInPlace(const Op& op);
+// A view: it allocates and writes nothing (its outputs alias its inputs), so it costs
+// nothing and keeps alive only what it reads.
+bool IsView(const Op& op);
 // Whether `op` may overwrite buffer `buffer`, which it uses.
 bool MayOverwrite(const Op& op, BufferId buffer);
 

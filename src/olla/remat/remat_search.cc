@@ -146,10 +146,7 @@ class Search {
       }
       return false;
     };
-    auto is_view = [&](OpId id) {
-      const Op& op = g.op(id);
-      return op.allocates.empty() && op.workspace == 0 && !WritesInPlace(op);
-    };
+    auto is_view = [&](OpId id) { return IsView(g.op(id)) && g.op(id).workspace == 0; };
     auto must_wait = [&](OpId id) {
       for (OpId before : g.predecessors(id)) {
         if (emitted[before.index()]) continue;
