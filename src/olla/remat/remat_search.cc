@@ -1,12 +1,14 @@
 #include "olla/remat/remat_search.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/analysis/topology.h"
 #include "olla/remat/cost.h"
+#include "olla/remat/expand.h"
 #include "olla/remat/recompute_rules.h"
 
 namespace olla {
@@ -38,7 +40,12 @@ class Search {
     }
     copyable_.resize(static_cast<size_t>(graph.num_buffers()));
     droppable_.resize(static_cast<size_t>(graph.num_buffers()));
+    backward_users_.resize(static_cast<size_t>(graph.num_buffers()));
     for (int32_t b = 0; b < graph.num_buffers(); ++b) {
+      for (OpId user : graph.users(BufferId(b))) {
+        if (graph.op(user).phase == Phase::kBackward)
+          backward_users_[static_cast<size_t>(b)].push_back(user);
+      }
       const Buffer& buffer = graph.buffer(BufferId(b));
       const OpId producer = graph.producer(BufferId(b));
       copyable_[static_cast<size_t>(b)] = !buffer.persistent && !buffer.output &&
@@ -50,12 +57,10 @@ class Search {
     }
   }
 
-  std::vector<OpId> BackwardUsers(BufferId b) const {
-    std::vector<OpId> users;
-    for (OpId user : graph_.users(b)) {
-      if (graph_.op(user).phase == Phase::kBackward) users.push_back(user);
-    }
-    return users;
+  // Its users in the backward pass, in eager order (computed once: every measurement
+  // reads them).
+  const std::vector<OpId>& BackwardUsers(BufferId b) const {
+    return backward_users_[b.index()];
   }
 
   // Its producer may run again to make a copy (for a recomputation that reads it).
@@ -305,6 +310,7 @@ class Search {
   std::vector<char> recomputable_;
   std::vector<char> copyable_;
   std::vector<char> droppable_;
+  std::vector<std::vector<OpId>> backward_users_;
 };
 
 }  // namespace
@@ -388,7 +394,6 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
     }
   }
   result.recompute = std::move(best->recompute);
-  result.expanded = std::move(best->expanded);
   result.order = std::move(best->order);
   result.peak_bytes = best->timeline.peak_bytes;
   result.added_cost = best->added_cost;

@@ -21,14 +21,12 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "olla/core/budget.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
 #include "olla/plan/plan.h"
-#include "olla/remat/expand.h"
 
 namespace olla {
 
@@ -38,12 +36,11 @@ struct RematOptions {
 };
 
 struct RematResult {
-  std::vector<Recomputation> recompute;   // File ids assigned (AssignRecomputeIds).
-  std::optional<ExpandedGraph> expanded;  // ExpandGraph(graph, recompute).
-  Order order;                            // Over the expanded graph.
-  int64_t peak_bytes = 0;                 // Of that order.
-  int64_t added_cost = 0;                 // The recomputed ops' OpCost, summed.
-  bool reached = false;                   // peak_bytes <= target_bytes.
+  std::vector<Recomputation> recompute;  // File ids assigned (AssignRecomputeIds).
+  Order order;                           // Over ExpandGraph(graph, recompute).
+  int64_t peak_bytes = 0;                // Of that order.
+  int64_t added_cost = 0;                // The recomputed ops' OpCost, summed.
+  bool reached = false;                  // peak_bytes <= target_bytes.
   int32_t measurements = 0;
   Budget::Limit stopped_by = Budget::Limit::kNone;
 };
