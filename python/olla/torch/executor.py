@@ -63,14 +63,6 @@ def _pack_scratch(requests):
     return [(index, size, offset) for index, size, offset, _ in packed]
 
 
-def _load(env, value):
-    if isinstance(value, torch.fx.Node):
-        return env[value]
-    if isinstance(value, (list, tuple)):
-        return type(value)(_load(env, v) for v in value)
-    return value
-
-
 def constants(gm):
     """The tensors the trace lifted into the module (get_attr nodes): a module's plain
     tensor attributes, for example swin_t's relative position index."""
@@ -145,7 +137,7 @@ def _run_steps(steps, placeholders, flat_arguments, release, output, before, aft
                 after(node, env[step.key])
             for done in release[position]:
                 del env[done]
-        return _load(env, output.args[0])
+        return _load_refs(env, output.args[0], {})
 
 
 def _release_lists(steps, output):
