@@ -38,6 +38,28 @@ TEST(GraphTest, MergesExplicitEdgesAndDeduplicates) {
   EXPECT_EQ(graph.persistent_bytes(), 4);
 }
 
+// The lists keep their orders however the edges come: users in op order, successors
+// and predecessors sorted, each edge once.
+TEST(GraphTest, SortsNeighboursAndCountsEachEdgeOnce) {
+  GraphBuilder b;
+  const BufferId x = b.Buffer(8);
+  const BufferId y = b.Buffer(8);
+  const BufferId z = b.Buffer(8);
+  const OpId a = b.Op({x, y}, {});
+  const OpId c = b.Op({z}, {y, x});  // Two data edges a -> c.
+  const OpId d = b.Op({}, {z, y, x, z});
+  b.Edge(c, d);  // Both repeat data edges.
+  b.Edge(a, d);
+  const Graph graph = b.Build();
+  EXPECT_THAT(graph.users(x), ElementsAre(c, d));
+  EXPECT_THAT(graph.users(z), ElementsAre(d));
+  EXPECT_THAT(graph.op(d).uses, ElementsAre(z, y, x));
+  EXPECT_THAT(graph.successors(a), ElementsAre(c, d));
+  EXPECT_THAT(graph.successors(c), ElementsAre(d));
+  EXPECT_THAT(graph.predecessors(d), ElementsAre(a, c));
+  EXPECT_EQ(graph.num_edges(), 3);
+}
+
 TEST(GraphTest, DescribesWithFileIdsAndNames) {
   GraphBuilder b;
   const BufferId x = b.Buffer(8, "activation");

@@ -37,6 +37,37 @@ TEST(FileTest, GzipIsSmallerAndDetectedByContent) {
   std::filesystem::remove(renamed);
 }
 
+// The text comes with kReadPadding spare bytes of capacity, whether the first
+// reservation was right (a plain file, one gzip member) or too small (two gzip members
+// one after the other: the trailer gives the last one's size, and reading grows).
+TEST(FileTest, LeavesSpareCapacityPastTheText) {
+  std::string first, second;
+  for (uint64_t i = 0; i < 3000000; ++i) first += static_cast<char>('a' + i * 7919 % 26);
+  for (int i = 0; i < 1000; ++i) second += static_cast<char>('a' + (i * 31) % 26);
+  const std::string plain = TempPath("spare.json");
+  const std::string packed = TempPath("spare.json.gz");
+  const std::string tail = TempPath("spare_tail.json.gz");
+  ASSERT_TRUE(WriteFile(plain, first).ok());
+  ASSERT_TRUE(WriteFile(packed, first).ok());
+  ASSERT_TRUE(WriteFile(tail, second).ok());
+  for (const std::string& path : {plain, packed}) {
+    const StatusOr<std::string> read = ReadFile(path);
+    ASSERT_TRUE(read.ok());
+    EXPECT_EQ(*read, first);
+    EXPECT_GE(read->capacity(), read->size() + kReadPadding);
+  }
+  {
+    std::ofstream append(packed, std::ios::binary | std::ios::app);
+    std::ifstream member(tail, std::ios::binary);
+    append << member.rdbuf();
+  }
+  const StatusOr<std::string> both = ReadFile(packed);
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(*both, first + second);
+  EXPECT_GE(both->capacity(), both->size() + kReadPadding);
+  for (const std::string& path : {plain, packed, tail}) std::filesystem::remove(path);
+}
+
 TEST(FileTest, MissingFileIsNotFound) {
   const StatusOr<std::string> read = ReadFile("/nonexistent/graph.json");
   EXPECT_EQ(read.status().code(), StatusCode::kNotFound);

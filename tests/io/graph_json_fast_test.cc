@@ -86,5 +86,70 @@ TEST(GraphJsonFastTest, ReadsOpsListedBeforeTheirBuffers) {
   EXPECT_EQ(GraphToJson(*fast), GraphToJson(*strict));
 }
 
+// Fields in any order, metadata of every JSON type, ids far apart (the index's map)
+// and keys written with escapes: what the fast path reads, it reads as the strict
+// reader does; what it refuses, the strict reader reads or explains.
+TEST(GraphJsonFastTest, AgreesWithTheStrictReaderOnEveryLayout) {
+  const std::string buffers = R"("buffers": [{"id": 0, "size": 4}, {"id": 1, "size": 8}])";
+  const std::string ops =
+      R"("ops": [{"id": 5, "allocates": [0]}, {"id": 9, "allocates": [1], "uses": [0]}])";
+  const std::string precedence = R"("precedence": [[5, 9]])";
+  const std::vector<std::string> texts = {
+      "{\"version\": 1, " + buffers + ", " + ops + ", " + precedence + "}",
+      "{" + precedence + ", \"version\": 1, " + ops + ", " + buffers + "}",
+      "{" + ops + ", " + precedence + ", " + buffers + ", \"version\": 1}",
+      R"({"version": 1, "metadata": {"a": [1, -2.5e3, "x\u00e9", true, false, null, {}]},
+          "buffers": [{"id": 4000000000, "size": 4, "metadata": [[[]]]}],
+          "ops": [{"id": 123456789012, "allocates": [4000000000], "metadata": null}]})",
+      R"({"version": 1, "buffers": [{"i\u0064": 0, "size": 4}], "ops": [{"id": 0}]})",
+  };
+  int fast_read = 0;
+  for (const std::string& text : texts) {
+    const StatusOr<Graph> strict = ParseGraphStrict(text);
+    ASSERT_TRUE(strict.ok()) << text << ": " << strict.status().message();
+    if (const std::optional<Graph> fast = FastParseGraph(text)) {
+      EXPECT_EQ(GraphToJson(*fast), GraphToJson(*strict)) << text;
+      ++fast_read;
+    }
+  }
+  EXPECT_EQ(fast_read, 4);  // All but the escaped key, which only the strict reader reads.
+}
+
+// The On-Demand parser checks only what it reads: every part of the text must be read,
+// and nothing may follow the top-level object.
+TEST(GraphJsonFastTest, RefusesMalformedTextAnywhere) {
+  const std::string graph =
+      R"({"version": 1, "buffers": [{"id": 0, "size": 4}], "ops": [{"id": 0, "allocates": [0]}]})";
+  ASSERT_TRUE(FastParseGraph(graph).has_value());
+  const std::vector<std::string> malformed = {
+      graph + " x",
+      graph + "}",
+      graph + graph,
+      R"({"version": 1, "metadata": [1,], "buffers": [], "ops": [{"id": 0}]})",
+      R"({"version": 1, "metadata": {"a" 1}, "buffers": [], "ops": [{"id": 0}]})",
+      R"({"version": 1, "metadata": "\q", "buffers": [], "ops": [{"id": 0}]})",
+      R"({"version": 1, "metadata": tru, "buffers": [], "ops": [{"id": 0}]})",
+      R"({"version": 1, "buffers": [], "ops": [{"id": 0, "metadata": [01]}]})",
+      R"({"version": 1, "buffers": [], "ops": [{"id": 0}], "ops": [{"id": 0}]})",
+      R"({"version": 1, "buffers": [], "ops": [{"id": 0} {"id": 1}]})",
+  };
+  for (const std::string& text : malformed) {
+    EXPECT_FALSE(FastParseGraph(text).has_value()) << text;
+    EXPECT_FALSE(ParseGraph(text).ok()) << text;
+  }
+}
+
+// A file as ReadFile returns it is parsed in place, and read like its copy.
+TEST(GraphJsonFastTest, ParsesReadFilesInPlace) {
+  const std::string path = std::string(OLLA_SOURCE_DIR) + "/examples/figure3.json";
+  StatusOr<std::string> text = ReadFile(path);
+  ASSERT_TRUE(text.ok());
+  ASSERT_GE(text->capacity(), text->size() + kReadPadding);
+  const std::optional<Graph> in_place = FastParseGraph(*text, text->capacity());
+  const std::optional<Graph> copied = FastParseGraph(*text);
+  ASSERT_TRUE(in_place.has_value() && copied.has_value());
+  EXPECT_EQ(GraphToJson(*in_place), GraphToJson(*copied));
+}
+
 }  // namespace
 }  // namespace olla

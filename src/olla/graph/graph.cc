@@ -23,16 +23,16 @@ std::string Graph::Describe(BufferId id) const {
 }
 
 template <typename T>
-Graph::FlatLists<T> Graph::MakeFlatLists(std::vector<std::vector<T>> lists) {
+Graph::FlatLists<T> Graph::GroupByList(size_t num_lists,
+                                       const std::vector<std::pair<int32_t, T>>& pairs) {
   FlatLists<T> flat;
-  flat.offsets.reserve(lists.size() + 1);
-  flat.offsets.push_back(0);
-  for (const auto& list : lists) {
-    flat.offsets.push_back(flat.offsets.back() + static_cast<int64_t>(list.size()));
-  }
-  flat.targets.reserve(static_cast<size_t>(flat.offsets.back()));
-  for (auto& list : lists)
-    flat.targets.insert(flat.targets.end(), list.begin(), list.end());
+  flat.offsets.assign(num_lists + 1, 0);
+  for (const auto& pair : pairs) ++flat.offsets[static_cast<size_t>(pair.first) + 1];
+  for (size_t i = 0; i < num_lists; ++i) flat.offsets[i + 1] += flat.offsets[i];
+  flat.targets.resize(pairs.size());
+  std::vector<int64_t> next(flat.offsets.begin(), flat.offsets.end() - 1);
+  for (const auto& [list, item] : pairs)
+    flat.targets[static_cast<size_t>(next[static_cast<size_t>(list)]++)] = item;
   return flat;
 }
 
@@ -90,9 +90,11 @@ Status Graph::BuildIndices() {
     total = *sum;
   }
 
-  // Producers: at most one per buffer, never a persistent buffer.
+  // Producers: at most one per buffer, never a persistent buffer. Users in op order.
+  // Built from (list, item) pairs counted into place: no list of its own per buffer.
   producer_.assign(static_cast<size_t>(num_buffers), OpId());
-  std::vector<std::vector<OpId>> users(static_cast<size_t>(num_buffers));
+  std::vector<int32_t> last_user(static_cast<size_t>(num_buffers), -1);
+  std::vector<std::pair<int32_t, OpId>> uses;
   for (int32_t o = 0; o < num_ops; ++o) {
     Op& op = ops_[static_cast<size_t>(o)];
     for (BufferId b : op.allocates) {
@@ -114,38 +116,40 @@ Status Graph::BuildIndices() {
       producer = OpId(o);
     }
     // An op may name a buffer twice in its uses (add(x, x)); keep the first.
-    std::vector<BufferId> unique_uses;
-    unique_uses.reserve(op.uses.size());
+    auto kept = op.uses.begin();
     for (BufferId b : op.uses) {
       if (!b.valid() || b.value() >= num_buffers) {
         return InvalidInput(fmt::format("{} uses buffer index {}, out of range",
                                         Describe(OpId(o)), b.value()));
       }
-      auto& list = users[b.index()];
-      if (!list.empty() && list.back() == OpId(o)) continue;
-      list.push_back(OpId(o));
-      unique_uses.push_back(b);
+      if (last_user[b.index()] == o) continue;
+      last_user[b.index()] = o;
+      *kept++ = b;
+      uses.emplace_back(b.value(), OpId(o));
     }
-    op.uses = std::move(unique_uses);
+    op.uses.erase(kept, op.uses.end());
     for (BufferId b : op.writes) {
       if (!b.valid() || b.value() >= num_buffers) {
         return InvalidInput(fmt::format("{} writes buffer index {}, out of range",
                                         Describe(OpId(o)), b.value()));
       }
-      if (std::find(op.uses.begin(), op.uses.end(), b) == op.uses.end()) {
+      if (last_user[b.index()] != o) {
         return InvalidInput(fmt::format("{} writes {}, which it does not use",
                                         Describe(OpId(o)), Describe(b)));
       }
     }
   }
+  users_ = GroupByList(static_cast<size_t>(num_buffers), uses);
+  uses = {};
 
   // Precedence: data edges (producer -> each user) and explicit edges, deduplicated.
-  std::vector<std::vector<OpId>> successors(static_cast<size_t>(num_ops));
+  std::vector<std::pair<int32_t, OpId>> edges;
+  edges.reserve(users_.targets.size() + edges_.size());
   for (int32_t b = 0; b < num_buffers; ++b) {
     OpId producer = producer_[static_cast<size_t>(b)];
     if (!producer.valid()) continue;
-    for (OpId user : users[static_cast<size_t>(b)]) {
-      if (user != producer) successors[producer.index()].push_back(user);
+    for (OpId user : users(BufferId(b))) {
+      if (user != producer) edges.emplace_back(producer.value(), user);
     }
   }
   for (const PrecedenceEdge& edge : edges_) {
@@ -157,18 +161,30 @@ Status Graph::BuildIndices() {
       return InvalidInput(fmt::format("precedence edge makes {} precede itself (a cycle)",
                                       Describe(edge.before)));
     }
-    successors[edge.before.index()].push_back(edge.after);
+    edges.emplace_back(edge.before.value(), edge.after);
   }
-  std::vector<std::vector<OpId>> predecessors(static_cast<size_t>(num_ops));
+  successors_ = GroupByList(static_cast<size_t>(num_ops), edges);
+  // Each op's successors sorted and deduplicated in place (two buffers of one producer
+  // give two data edges).
+  std::vector<int64_t>& offsets = successors_.offsets;
+  std::vector<OpId>& targets = successors_.targets;
+  int64_t kept = 0;
+  edges.clear();
   for (int32_t o = 0; o < num_ops; ++o) {
-    auto& list = successors[static_cast<size_t>(o)];
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-    for (OpId next : list) predecessors[next.index()].push_back(OpId(o));
+    const auto begin = targets.begin() + offsets[static_cast<size_t>(o)];
+    const auto end = targets.begin() + offsets[static_cast<size_t>(o) + 1];
+    std::sort(begin, end);
+    const int64_t first = kept;
+    offsets[static_cast<size_t>(o)] = first;
+    for (auto it = begin; it != end; ++it) {
+      if (kept > first && targets[static_cast<size_t>(kept - 1)] == *it) continue;
+      targets[static_cast<size_t>(kept++)] = *it;
+      edges.emplace_back(it->value(), OpId(o));
+    }
   }
-  users_ = MakeFlatLists(std::move(users));
-  successors_ = MakeFlatLists(std::move(successors));
-  predecessors_ = MakeFlatLists(std::move(predecessors));
+  offsets[static_cast<size_t>(num_ops)] = kept;
+  targets.resize(static_cast<size_t>(kept));
+  predecessors_ = GroupByList(static_cast<size_t>(num_ops), edges);
   return OkStatus();
 }
 

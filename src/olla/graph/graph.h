@@ -119,8 +119,10 @@ class Graph {
         .subspan(static_cast<size_t>(lists.offsets[i]),
                  static_cast<size_t>(lists.offsets[i + 1] - lists.offsets[i]));
   }
+  // The lists of `num_lists` nodes from (node, item) pairs, each list in pair order.
   template <typename T>
-  static FlatLists<T> MakeFlatLists(std::vector<std::vector<T>> lists);
+  static FlatLists<T> GroupByList(size_t num_lists,
+                                  const std::vector<std::pair<int32_t, T>>& pairs);
 
   Graph() = default;
   Status BuildIndices();

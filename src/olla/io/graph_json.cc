@@ -256,7 +256,9 @@ StatusOr<Graph> ParseGraphStrict(std::string_view json_text) {
 
 StatusOr<Graph> LoadGraph(const std::string& path) {
   OLLA_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-  StatusOr<Graph> graph = ParseGraph(text);
+  if (std::optional<Graph> graph = FastParseGraph(text, text.capacity()))
+    return std::move(*graph);
+  StatusOr<Graph> graph = ParseGraphStrict(text);
   if (!graph.ok()) return graph.status().WithContext(path);
   return graph;
 }

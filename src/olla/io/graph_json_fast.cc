@@ -1,5 +1,6 @@
 #include "olla/io/graph_json_fast.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -8,42 +9,45 @@
 
 #include <simdjson.h>
 
+#include "olla/io/file.h"
 #include "olla/io/graph_json.h"
 
 namespace olla {
 namespace {
 
-using simdjson::dom::element;
-using simdjson::dom::element_type;
+namespace od = simdjson::ondemand;
 
-// Every helper returns false at the first doubt: the strict reader takes over.
+static_assert(kReadPadding >= simdjson::SIMDJSON_PADDING,
+              "ReadFile's spare capacity lets simdjson parse a file in place");
 
-bool ReadInt(element value, int64_t& out) {
-  // simdjson types integers above INT64_MAX as UINT64; the strict reader refuses them.
-  if (value.type() != element_type::INT64) return false;
-  out = value.get_int64().value_unsafe();
-  return true;
+// simdjson's On-Demand API reads values as they are asked for, with no document tree
+// (simulating a 1M-op graph peaked at 1.1 GB instead of the DOM's 2.0 GB). It checks
+// only what is read, so every value is read, metadata included (Walk). Every helper
+// returns false at the first doubt: the strict reader takes over.
+
+bool ReadInt(od::value value, int64_t& out) {
+  // Floats, and integers beyond int64 (the strict reader refuses them), are errors.
+  return value.get_int64().get(out) == simdjson::SUCCESS;
 }
 
 // A non-negative integer: ids, sizes, workspace.
-bool ReadCount(element value, int64_t& out) { return ReadInt(value, out) && out >= 0; }
+bool ReadCount(od::value value, int64_t& out) { return ReadInt(value, out) && out >= 0; }
 
-bool ReadString(element value, std::string& out) {
-  if (value.type() != element_type::STRING) return false;
-  out = std::string(value.get_string().value_unsafe());
+bool ReadString(od::value value, std::string& out) {
+  std::string_view text;
+  if (value.get_string().get(text) != simdjson::SUCCESS) return false;
+  out = std::string(text);
   return true;
 }
 
-bool ReadBool(element value, bool& out) {
-  if (value.type() != element_type::BOOL) return false;
-  out = value.get_bool().value_unsafe();
-  return true;
+bool ReadBool(od::value value, bool& out) {
+  return value.get_bool().get(out) == simdjson::SUCCESS;
 }
 
 template <typename Enum, size_t N>
-bool ReadEnum(element value, const std::array<const char*, N>& names, Enum& out) {
-  if (value.type() != element_type::STRING) return false;
-  const std::string_view name = value.get_string().value_unsafe();
+bool ReadEnum(od::value value, const std::array<const char*, N>& names, Enum& out) {
+  std::string_view name;
+  if (value.get_string().get(name) != simdjson::SUCCESS) return false;
   for (size_t i = 0; i < N; ++i) {
     if (name == names[i]) {
       out = static_cast<Enum>(i);
@@ -53,6 +57,94 @@ bool ReadEnum(element value, const std::array<const char*, N>& names, Enum& out)
   return false;
 }
 
+// Reads a value of any type whole, so that On-Demand checks its syntax (metadata, which
+// olla keeps no part of). Deeper than kMaxDepth: left to the strict reader.
+bool Walk(od::value value, int depth = 0) {
+  constexpr int kMaxDepth = 256;
+  od::json_type type;
+  if (depth > kMaxDepth || value.type().get(type) != simdjson::SUCCESS) return false;
+  switch (type) {
+    case od::json_type::array: {
+      od::array items;
+      if (value.get_array().get(items) != simdjson::SUCCESS) return false;
+      for (auto item : items) {
+        od::value element;
+        if (item.get(element) != simdjson::SUCCESS || !Walk(element, depth + 1))
+          return false;
+      }
+      return true;
+    }
+    case od::json_type::object: {
+      od::object fields;
+      if (value.get_object().get(fields) != simdjson::SUCCESS) return false;
+      for (auto field : fields) {
+        std::string_view key;
+        od::value element;
+        if (field.unescaped_key().get(key) != simdjson::SUCCESS ||
+            field.value().get(element) != simdjson::SUCCESS || !Walk(element, depth + 1))
+          return false;
+      }
+      return true;
+    }
+    case od::json_type::number: {
+      od::number number;
+      return value.get_number().get(number) == simdjson::SUCCESS;
+    }
+    case od::json_type::string: {
+      std::string_view text;
+      return value.get_string().get(text) == simdjson::SUCCESS;
+    }
+    case od::json_type::boolean: {
+      bool flag = false;
+      return value.get_bool().get(flag) == simdjson::SUCCESS;
+    }
+    case od::json_type::null: {
+      bool null = false;
+      return value.is_null().get(null) == simdjson::SUCCESS && null;
+    }
+  }
+  return false;
+}
+
+// A field's key as written, compared with olla's names without unescaping it: the
+// names need no escapes, so a key written with one matches none, and the strict reader
+// reads the file.
+struct Key {
+  od::raw_json_string raw;
+  bool operator==(const char* name) const { return raw.unsafe_is_equal(name); }
+};
+
+// Calls read(key, value) for each field of the object `value` is; false when it is not
+// an object, a field does not parse, or read returns false.
+template <typename Read>
+bool ForEachField(od::value value, Read read) {
+  od::object fields;
+  if (value.get_object().get(fields) != simdjson::SUCCESS) return false;
+  for (auto&& result : fields) {
+    od::field field;
+    if (std::move(result).get(field) != simdjson::SUCCESS ||
+        !read(Key{field.key()}, field.value()))
+      return false;
+  }
+  return true;
+}
+
+// Calls read(element) for each element of the array `value` is. `count`, when given,
+// receives the number of elements first (an extra scan: for the large arrays, so that
+// their vectors are allocated once).
+template <typename Read>
+bool ForEachElement(od::value value, Read read, size_t* count = nullptr) {
+  od::array items;
+  if (value.get_array().get(items) != simdjson::SUCCESS) return false;
+  if (count != nullptr && items.count_elements().get(*count) != simdjson::SUCCESS)
+    return false;
+  for (auto item : items) {
+    od::value element;
+    if (item.get(element) != simdjson::SUCCESS || !read(element)) return false;
+  }
+  return true;
+}
+
 // Marks field `bit` of an object as seen; false when it was (a repeated field).
 bool Once(uint32_t& seen, int bit) {
   if (seen & (1u << bit)) return false;
@@ -60,171 +152,243 @@ bool Once(uint32_t& seen, int bit) {
   return true;
 }
 
-using IdIndex = std::unordered_map<int64_t, int32_t>;
+// File ids to positions. Files number their buffers and ops 0, 1, 2, ... (olla's
+// writers and the capture do), so small ids live in a flat table (a hash lookup per
+// reference was a third of reading a large file), the rest in a map. The table's
+// limit, a quarter of the file's bytes, bounds its memory by the file's size.
+class IdIndex {
+ public:
+  static constexpr int32_t kAbsent = -1;
 
-// The array or object `value` is, held in a variable: iterating over the temporary
-// that get_array() returns would read it after its end.
-bool AsArray(element value, simdjson::dom::array& out) {
-  return value.get_array().get(out) == simdjson::SUCCESS;
-}
-bool AsObject(element value, simdjson::dom::object& out) {
-  return value.get_object().get(out) == simdjson::SUCCESS;
-}
+  explicit IdIndex(size_t file_bytes) : flat_limit_(file_bytes / 4 + 1024) {}
+
+  // False when `id` is already there.
+  bool Insert(int64_t id, int32_t position) {
+    if (static_cast<uint64_t>(id) < flat_limit_) {
+      const auto slot = static_cast<size_t>(id);
+      if (slot >= flat_.size())
+        flat_.resize(std::max(slot + 1, std::min(2 * flat_.size(), flat_limit_)),
+                     kAbsent);
+      if (flat_[slot] != kAbsent) return false;
+      flat_[slot] = position;
+      return true;
+    }
+    return map_.emplace(id, position).second;
+  }
+
+  int32_t Find(int64_t id) const {
+    if (static_cast<uint64_t>(id) < flat_limit_) {
+      const auto slot = static_cast<size_t>(id);
+      return slot < flat_.size() ? flat_[slot] : kAbsent;
+    }
+    const auto it = map_.find(id);
+    return it == map_.end() ? kAbsent : it->second;
+  }
+
+ private:
+  size_t flat_limit_;
+  std::vector<int32_t> flat_;
+  std::unordered_map<int64_t, int32_t> map_;
+};
 
 template <typename IdType>
-bool ReadIds(element value, const IdIndex& index, std::vector<IdType>& out) {
-  simdjson::dom::array items;
-  if (!AsArray(value, items)) return false;
-  for (element item : items) {
+bool ReadIds(od::value value, const IdIndex& index, std::vector<IdType>& out) {
+  return ForEachElement(value, [&](od::value item) {
     int64_t file_id = 0;
     if (!ReadInt(item, file_id)) return false;
-    const auto it = index.find(file_id);
-    if (it == index.end()) return false;
-    out.push_back(IdType(it->second));
-  }
-  return true;
+    const int32_t position = index.Find(file_id);
+    if (position == IdIndex::kAbsent) return false;
+    out.push_back(IdType(position));
+    return true;
+  });
 }
 
-bool ReadBuffer(element value, int32_t position, Buffer& buffer, IdIndex& ids) {
-  simdjson::dom::object fields;
-  if (!AsObject(value, fields)) return false;
+bool ReadBuffer(od::value value, int32_t position, Buffer& buffer, IdIndex& ids) {
   uint32_t seen = 0;
-  for (auto [key, field] : fields) {
-    bool ok = false;
-    if (key == "id") {
-      ok = Once(seen, 0) && ReadCount(field, buffer.file_id);
-    } else if (key == "size") {
-      ok = Once(seen, 1) && ReadCount(field, buffer.size);
-    } else if (key == "name") {
-      ok = Once(seen, 2) && ReadString(field, buffer.name);
-    } else if (key == "kind") {
-      ok = Once(seen, 3) && ReadEnum(field, kBufferKindNames, buffer.kind);
-    } else if (key == "persistent") {
-      ok = Once(seen, 4) && ReadBool(field, buffer.persistent);
-    } else if (key == "output") {
-      ok = Once(seen, 5) && ReadBool(field, buffer.output);
-    } else if (key == "dtype") {
-      ok = Once(seen, 6) && ReadString(field, buffer.dtype);
-    } else if (key == "shape") {
-      simdjson::dom::array dims;
-      ok = Once(seen, 7) && AsArray(field, dims);
-      if (ok) {
-        for (element dim : dims) {
-          int64_t d = 0;
-          if (!ReadInt(dim, d)) return false;
-          buffer.shape.push_back(d);
-        }
-      }
-    } else if (key == "metadata") {
-      ok = Once(seen, 8);
+  const bool read = ForEachField(value, [&](Key key, od::value field) {
+    if (key == "id") return Once(seen, 0) && ReadCount(field, buffer.file_id);
+    if (key == "size") return Once(seen, 1) && ReadCount(field, buffer.size);
+    if (key == "name") return Once(seen, 2) && ReadString(field, buffer.name);
+    if (key == "kind")
+      return Once(seen, 3) && ReadEnum(field, kBufferKindNames, buffer.kind);
+    if (key == "persistent") return Once(seen, 4) && ReadBool(field, buffer.persistent);
+    if (key == "output") return Once(seen, 5) && ReadBool(field, buffer.output);
+    if (key == "dtype") return Once(seen, 6) && ReadString(field, buffer.dtype);
+    if (key == "shape") {
+      return Once(seen, 7) && ForEachElement(field, [&](od::value dim) {
+               int64_t d = 0;
+               if (!ReadInt(dim, d)) return false;
+               buffer.shape.push_back(d);
+               return true;
+             });
     }
-    if (!ok) return false;
-  }
+    if (key == "metadata") return Once(seen, 8) && Walk(field);
+    return false;
+  });
   const uint32_t required = (1u << 0) | (1u << 1);
-  return (seen & required) == required && ids.emplace(buffer.file_id, position).second;
+  return read && (seen & required) == required && ids.Insert(buffer.file_id, position);
 }
 
-bool ReadOp(element value, int32_t position, Op& op, const IdIndex& buffer_ids,
+bool ReadOp(od::value value, int32_t position, Op& op, const IdIndex& buffer_ids,
             IdIndex& op_ids) {
-  simdjson::dom::object fields;
-  if (!AsObject(value, fields)) return false;
   uint32_t seen = 0;
-  for (auto [key, field] : fields) {
-    bool ok = false;
-    if (key == "id") {
-      ok = Once(seen, 0) && ReadCount(field, op.file_id);
-    } else if (key == "name") {
-      ok = Once(seen, 1) && ReadString(field, op.name);
-    } else if (key == "type") {
-      ok = Once(seen, 2) && ReadString(field, op.type);
-    } else if (key == "phase") {
-      ok = Once(seen, 3) && ReadEnum(field, kPhaseNames, op.phase);
-    } else if (key == "workspace") {
-      ok = Once(seen, 4) && ReadCount(field, op.workspace);
-    } else if (key == "allocates") {
-      ok = Once(seen, 5) && ReadIds(field, buffer_ids, op.allocates);
-    } else if (key == "uses") {
-      ok = Once(seen, 6) && ReadIds(field, buffer_ids, op.uses);
-    } else if (key == "writes") {
-      ok = Once(seen, 7) && ReadIds(field, buffer_ids, op.writes);
-    } else if (key == "random") {
-      ok = Once(seen, 8) && ReadBool(field, op.random);
-    } else if (key == "metadata") {
-      ok = Once(seen, 9);
+  const bool read = ForEachField(value, [&](Key key, od::value field) {
+    if (key == "id") return Once(seen, 0) && ReadCount(field, op.file_id);
+    if (key == "name") return Once(seen, 1) && ReadString(field, op.name);
+    if (key == "type") return Once(seen, 2) && ReadString(field, op.type);
+    if (key == "phase") return Once(seen, 3) && ReadEnum(field, kPhaseNames, op.phase);
+    if (key == "workspace") return Once(seen, 4) && ReadCount(field, op.workspace);
+    if (key == "allocates")
+      return Once(seen, 5) && ReadIds(field, buffer_ids, op.allocates);
+    if (key == "uses") return Once(seen, 6) && ReadIds(field, buffer_ids, op.uses);
+    if (key == "writes") return Once(seen, 7) && ReadIds(field, buffer_ids, op.writes);
+    if (key == "random") return Once(seen, 8) && ReadBool(field, op.random);
+    if (key == "metadata") return Once(seen, 9) && Walk(field);
+    return false;
+  });
+  return read && (seen & 1u) != 0 && op_ids.Insert(op.file_id, position);
+}
+
+// The top level's fields, read in passes: the ops name buffers and the precedence names
+// ops, so a field whose names are not known yet waits for a pass after them (a file in
+// olla's own order takes one pass).
+class GraphReader {
+ public:
+  explicit GraphReader(size_t file_bytes)
+      : buffer_ids_(file_bytes), op_ids_(file_bytes) {}
+
+  bool ReadPass(od::object top, bool first) {
+    for (auto&& result : top) {
+      od::field field;
+      if (std::move(result).get(field) != simdjson::SUCCESS) return false;
+      const Key key{field.key()};
+      if (!(first ? ReadFirst(key, field.value()) : ReadLater(key, field.value())))
+        return false;
     }
-    if (!ok) return false;
+    return true;
   }
-  return (seen & 1u) != 0 && op_ids.emplace(op.file_id, position).second;
+
+  bool done() const { return ops_read_ && (!(seen_ & kPrecedence) || precedence_read_); }
+  bool complete() const { return (seen_ & kRequired) == kRequired; }
+
+  StatusOr<Graph> Build() {
+    return Graph::Create(std::move(name_), std::move(buffers_), std::move(ops_),
+                         std::move(edges_));
+  }
+
+ private:
+  static constexpr uint32_t kVersion = 1u << 1, kBuffers = 1u << 3, kOps = 1u << 4,
+                            kPrecedence = 1u << 5;
+  static constexpr uint32_t kRequired = kVersion | kBuffers | kOps;
+
+  // The first pass checks every field once and reads what it can.
+  bool ReadFirst(Key key, od::value value) {
+    if (key == "format") {
+      std::string_view format;
+      return Once(seen_, 0) && value.get_string().get(format) == simdjson::SUCCESS &&
+             format == "olla.graph";
+    }
+    if (key == "version") {
+      int64_t version = 0;
+      return Once(seen_, 1) && ReadInt(value, version) && version == kGraphFormatVersion;
+    }
+    if (key == "name") return Once(seen_, 2) && ReadString(value, name_);
+    if (key == "buffers") return Once(seen_, 3) && ReadBuffers(value);
+    if (key == "ops") return Once(seen_, 4) && ReadLater(key, value);
+    if (key == "precedence") return Once(seen_, 5) && ReadLater(key, value);
+    if (key == "metadata") return Once(seen_, 6) && Walk(value);
+    return false;
+  }
+
+  // Reads ops once the buffers are known, the precedence once the ops are; leaves the
+  // rest for the next pass.
+  bool ReadLater(Key key, od::value value) {
+    if (key == "ops" && buffers_read_ && !ops_read_) return ReadOps(value);
+    if (key == "precedence" && ops_read_ && !precedence_read_)
+      return ReadPrecedence(value);
+    return true;
+  }
+
+  bool ReadBuffers(od::value value) {
+    buffers_read_ = true;
+    size_t count = 0;
+    return ForEachElement(
+        value,
+        [&](od::value item) {
+          if (buffers_.empty()) buffers_.reserve(count);
+          const auto position = static_cast<int32_t>(buffers_.size());
+          return ReadBuffer(item, position, buffers_.emplace_back(), buffer_ids_);
+        },
+        &count);
+  }
+
+  bool ReadOps(od::value value) {
+    ops_read_ = true;
+    size_t count = 0;
+    return ForEachElement(
+        value,
+        [&](od::value item) {
+          if (ops_.empty()) ops_.reserve(count);
+          const auto position = static_cast<int32_t>(ops_.size());
+          return ReadOp(item, position, ops_.emplace_back(), buffer_ids_, op_ids_);
+        },
+        &count);
+  }
+
+  bool ReadPrecedence(od::value value) {
+    precedence_read_ = true;
+    return ForEachElement(value, [&](od::value pair) {
+      std::vector<OpId> ends;
+      if (!ReadIds(pair, op_ids_, ends) || ends.size() != 2) return false;
+      edges_.push_back({ends[0], ends[1]});
+      return true;
+    });
+  }
+
+  uint32_t seen_ = 0;
+  bool buffers_read_ = false, ops_read_ = false, precedence_read_ = false;
+  std::string name_;
+  std::vector<Buffer> buffers_;
+  std::vector<Op> ops_;
+  std::vector<PrecedenceEdge> edges_;
+  IdIndex buffer_ids_, op_ids_;
+};
+
+// Whether the document ends after its top-level value (simdjson has no such check).
+bool AtEnd(od::document& document) {
+  const char* location = nullptr;
+  return document.current_location().get(location) == simdjson::OUT_OF_BOUNDS;
 }
 
 }  // namespace
 
-std::optional<Graph> FastParseGraph(std::string_view json_text) {
+std::optional<Graph> FastParseGraph(std::string_view json_text, size_t capacity) {
   // The strict reader's first check, which simdjson would not make.
   if (json_text.find('\0') != std::string_view::npos) return std::nullopt;
-  simdjson::dom::parser parser;
-  const simdjson::padded_string padded(json_text);
-  element document;
-  if (parser.parse(padded).get(document) != simdjson::SUCCESS) return std::nullopt;
-  simdjson::dom::object top;
-  if (!AsObject(document, top)) return std::nullopt;
-  // The top level, in two passes: the buffers must be read before the ops refer to
-  // them, in whatever order the file lists the fields.
-  std::string name;
-  simdjson::dom::array buffer_array, op_array, precedence_array;
-  uint32_t seen = 0;
-  for (auto [key, field] : top) {
-    bool ok = false;
-    if (key == "format") {
-      ok = Once(seen, 0) && field.type() == element_type::STRING &&
-           field.get_string().value_unsafe() == "olla.graph";
-    } else if (key == "version") {
-      int64_t version = 0;
-      ok = Once(seen, 1) && ReadInt(field, version) && version == kGraphFormatVersion;
-    } else if (key == "name") {
-      ok = Once(seen, 2) && ReadString(field, name);
-    } else if (key == "buffers") {
-      ok = Once(seen, 3) && AsArray(field, buffer_array);
-    } else if (key == "ops") {
-      ok = Once(seen, 4) && AsArray(field, op_array);
-    } else if (key == "precedence") {
-      ok = Once(seen, 5) && AsArray(field, precedence_array);
-    } else if (key == "metadata") {
-      ok = Once(seen, 6);
-    }
-    if (!ok) return std::nullopt;
+  simdjson::padded_string copy;
+  simdjson::padded_string_view text;
+  if (capacity >= json_text.size() + simdjson::SIMDJSON_PADDING) {
+    text = simdjson::padded_string_view(json_text, capacity);
+  } else {
+    copy = simdjson::padded_string(json_text);
+    text = copy;
   }
-  const uint32_t required = (1u << 1) | (1u << 3) | (1u << 4);
-  if ((seen & required) != required) return std::nullopt;
-
-  // size() saturates at 2^24 - 1: a hint for reserve, never a count.
-  std::vector<Buffer> buffers;
-  std::vector<Op> ops;
-  buffers.reserve(buffer_array.size());
-  ops.reserve(op_array.size());
-  IdIndex buffer_ids, op_ids;
-  buffer_ids.reserve(buffer_array.size());
-  op_ids.reserve(op_array.size());
-  for (element item : buffer_array) {
-    const auto position = static_cast<int32_t>(buffers.size());
-    if (!ReadBuffer(item, position, buffers.emplace_back(), buffer_ids))
+  od::parser parser;
+  od::document document;
+  if (parser.iterate(text).get(document) != simdjson::SUCCESS) return std::nullopt;
+  GraphReader reader(json_text.size());
+  // Three passes at most: buffers, then ops, then precedence.
+  for (int pass = 0; pass < 3; ++pass) {
+    if (pass > 0) document.rewind();
+    od::object top;
+    if (document.get_object().get(top) != simdjson::SUCCESS ||
+        !reader.ReadPass(top, pass == 0) || !AtEnd(document))
       return std::nullopt;
+    if (!reader.complete()) return std::nullopt;
+    if (reader.done()) break;
   }
-  for (element item : op_array) {
-    const auto position = static_cast<int32_t>(ops.size());
-    if (!ReadOp(item, position, ops.emplace_back(), buffer_ids, op_ids))
-      return std::nullopt;
-  }
-  std::vector<PrecedenceEdge> edges;
-  if (seen & (1u << 5)) {
-    for (element pair : precedence_array) {
-      std::vector<OpId> ends;
-      if (!ReadIds(pair, op_ids, ends) || ends.size() != 2) return std::nullopt;
-      edges.push_back({ends[0], ends[1]});
-    }
-  }
-  StatusOr<Graph> graph = Graph::Create(std::move(name), std::move(buffers),
-                                        std::move(ops), std::move(edges));
+  if (!reader.done()) return std::nullopt;
+  StatusOr<Graph> graph = reader.Build();
   if (!graph.ok()) return std::nullopt;
   return std::move(graph).value();
 }
