@@ -94,7 +94,7 @@ Status Graph::BuildIndices() {
   // Built from (list, item) pairs counted into place: no list of its own per buffer.
   producer_.assign(static_cast<size_t>(num_buffers), OpId());
   std::vector<int32_t> last_user(static_cast<size_t>(num_buffers), -1);
-  std::vector<std::pair<int32_t, OpId>> uses;
+  std::vector<std::pair<int32_t, OpId>> use_pairs;  // (buffer, user)
   for (int32_t o = 0; o < num_ops; ++o) {
     Op& op = ops_[static_cast<size_t>(o)];
     for (BufferId b : op.allocates) {
@@ -125,10 +125,10 @@ Status Graph::BuildIndices() {
       if (last_user[b.index()] == o) continue;
       last_user[b.index()] = o;
       *kept++ = b;
-      uses.emplace_back(b.value(), OpId(o));
+      use_pairs.emplace_back(b.value(), OpId(o));
     }
     op.uses.erase(kept, op.uses.end());
-    for (BufferId b : op.writes) {
+    for (BufferId b : op.writes) {  // last_user marks what this op uses.
       if (!b.valid() || b.value() >= num_buffers) {
         return InvalidInput(fmt::format("{} writes buffer index {}, out of range",
                                         Describe(OpId(o)), b.value()));
@@ -139,17 +139,17 @@ Status Graph::BuildIndices() {
       }
     }
   }
-  users_ = GroupByList(static_cast<size_t>(num_buffers), uses);
-  uses = {};
+  users_ = GroupByList(static_cast<size_t>(num_buffers), use_pairs);
+  use_pairs = {};
 
   // Precedence: data edges (producer -> each user) and explicit edges, deduplicated.
-  std::vector<std::pair<int32_t, OpId>> edges;
-  edges.reserve(users_.targets.size() + edges_.size());
+  std::vector<std::pair<int32_t, OpId>> edge_pairs;  // (op, successor), then reversed
+  edge_pairs.reserve(users_.targets.size() + edges_.size());
   for (int32_t b = 0; b < num_buffers; ++b) {
     OpId producer = producer_[static_cast<size_t>(b)];
     if (!producer.valid()) continue;
     for (OpId user : users(BufferId(b))) {
-      if (user != producer) edges.emplace_back(producer.value(), user);
+      if (user != producer) edge_pairs.emplace_back(producer.value(), user);
     }
   }
   for (const PrecedenceEdge& edge : edges_) {
@@ -161,15 +161,15 @@ Status Graph::BuildIndices() {
       return InvalidInput(fmt::format("precedence edge makes {} precede itself (a cycle)",
                                       Describe(edge.before)));
     }
-    edges.emplace_back(edge.before.value(), edge.after);
+    edge_pairs.emplace_back(edge.before.value(), edge.after);
   }
-  successors_ = GroupByList(static_cast<size_t>(num_ops), edges);
+  successors_ = GroupByList(static_cast<size_t>(num_ops), edge_pairs);
   // Each op's successors sorted and deduplicated in place (two buffers of one producer
   // give two data edges).
   std::vector<int64_t>& offsets = successors_.offsets;
   std::vector<OpId>& targets = successors_.targets;
   int64_t kept = 0;
-  edges.clear();
+  edge_pairs.clear();
   for (int32_t o = 0; o < num_ops; ++o) {
     const auto begin = targets.begin() + offsets[static_cast<size_t>(o)];
     const auto end = targets.begin() + offsets[static_cast<size_t>(o) + 1];
@@ -179,12 +179,12 @@ Status Graph::BuildIndices() {
     for (auto it = begin; it != end; ++it) {
       if (kept > first && targets[static_cast<size_t>(kept - 1)] == *it) continue;
       targets[static_cast<size_t>(kept++)] = *it;
-      edges.emplace_back(it->value(), OpId(o));
+      edge_pairs.emplace_back(it->value(), OpId(o));
     }
   }
   offsets[static_cast<size_t>(num_ops)] = kept;
   targets.resize(static_cast<size_t>(kept));
-  predecessors_ = GroupByList(static_cast<size_t>(num_ops), edges);
+  predecessors_ = GroupByList(static_cast<size_t>(num_ops), edge_pairs);
   return OkStatus();
 }
 
