@@ -90,7 +90,8 @@ TEST(GraphJsonFastTest, ReadsOpsListedBeforeTheirBuffers) {
 // and keys written with escapes: what the fast path reads, it reads as the strict
 // reader does; what it refuses, the strict reader reads or explains.
 TEST(GraphJsonFastTest, AgreesWithTheStrictReaderOnEveryLayout) {
-  const std::string buffers = R"("buffers": [{"id": 0, "size": 4}, {"id": 1, "size": 8}])";
+  const std::string buffers =
+      R"("buffers": [{"id": 0, "size": 4}, {"id": 1, "size": 8}])";
   const std::string ops =
       R"("ops": [{"id": 5, "allocates": [0]}, {"id": 9, "allocates": [1], "uses": [0]}])";
   const std::string precedence = R"("precedence": [[5, 9]])";
@@ -112,7 +113,8 @@ TEST(GraphJsonFastTest, AgreesWithTheStrictReaderOnEveryLayout) {
       ++fast_read;
     }
   }
-  EXPECT_EQ(fast_read, 4);  // All but the escaped key, which only the strict reader reads.
+  EXPECT_EQ(fast_read,
+            4);  // All but the escaped key, which only the strict reader reads.
 }
 
 // The On-Demand parser checks only what it reads: every part of the text must be read,
