@@ -1,6 +1,6 @@
 // The fast path of graph loading: simdjson's On-Demand parser reads a well-formed graph
-// file several times faster than the strict reader (graph_json.cc, nlohmann's parser), which stays the one
-// that explains errors.
+// file several times faster than the strict reader (graph_json.cc, nlohmann's parser),
+// which stays the one that explains errors.
 //
 // FastParseGraph accepts a file only when every rule the strict reader checks holds:
 // the header, the known fields and their types, no repeated field, ids unique and every
