@@ -29,15 +29,16 @@ CachingAllocatorModel::Handle CachingAllocatorModel::NewBlock(const Block& block
 }
 
 void CachingAllocatorModel::InsertFree(Handle handle) {
-  const Block& block = blocks_[static_cast<size_t>(handle)];
-  PoolOf(block.small_pool).emplace(block.size, block.address, handle);
+  Block& block = blocks_[static_cast<size_t>(handle)];
+  block.free_entry =
+      PoolOf(block.small_pool).emplace(block.size, block.address, handle).first;
 }
 
 void CachingAllocatorModel::EraseFree(Handle handle) {
   const Block& block = blocks_[static_cast<size_t>(handle)];
-  const size_t erased =
-      PoolOf(block.small_pool).erase({block.size, block.address, handle});
-  OLLA_CHECK(erased == 1, "free block missing from its pool");
+  OLLA_CHECK(!block.allocated && std::get<2>(*block.free_entry) == handle,
+             "free block missing from its pool");
+  PoolOf(block.small_pool).erase(block.free_entry);
 }
 
 CachingAllocatorModel::Handle CachingAllocatorModel::Allocate(int64_t size) {
@@ -54,8 +55,8 @@ CachingAllocatorModel::Handle CachingAllocatorModel::Allocate(int64_t size) {
     pool.erase(fit);
   } else {
     const int64_t segment = SegmentSize(rounded);
-    handle =
-        NewBlock({next_segment_address_, segment, small_pool, false, kNoBlock, kNoBlock});
+    handle = NewBlock(
+        {next_segment_address_, segment, small_pool, false, kNoBlock, kNoBlock, {}});
     next_segment_address_ += segment;
     reserved_ += segment;
     ++num_segments_;
@@ -66,7 +67,7 @@ CachingAllocatorModel::Handle CachingAllocatorModel::Allocate(int64_t size) {
   const bool split = small_pool ? remaining >= kMinBlockSize : remaining > kSmallSize;
   if (split) {
     const Block rest{
-        block.address + rounded, remaining, small_pool, false, handle, block.next};
+        block.address + rounded, remaining, small_pool, false, handle, block.next, {}};
     const Handle rest_handle = NewBlock(rest);  // May reallocate blocks_.
     Block& head = blocks_[static_cast<size_t>(handle)];
     if (head.next != kNoBlock) blocks_[static_cast<size_t>(head.next)].prev = rest_handle;

@@ -67,6 +67,9 @@ class CachingAllocatorModel {
   int32_t num_segments() const { return num_segments_; }
 
  private:
+  // Free blocks ordered by (size, address), as PyTorch's BlockComparator.
+  using FreeKey = std::tuple<int64_t, int64_t, Handle>;
+  using Pool = std::set<FreeKey>;
   struct Block {
     int64_t address = 0;
     int64_t size = 0;
@@ -74,10 +77,9 @@ class CachingAllocatorModel {
     bool allocated = false;
     Handle prev = kNoBlock;  // Neighbours within the same segment.
     Handle next = kNoBlock;
+    // Its entry in its pool while free, so merging erases it without a search.
+    Pool::iterator free_entry;
   };
-  // Free blocks ordered by (size, address), as PyTorch's BlockComparator.
-  using FreeKey = std::tuple<int64_t, int64_t, Handle>;
-  using Pool = std::set<FreeKey>;
 
   Pool& PoolOf(bool small_pool) { return small_pool ? small_free_ : large_free_; }
   void InsertFree(Handle handle);
