@@ -99,6 +99,7 @@ StatusOr<std::string> ReadFile(const std::string& path) {
     return InvalidInput(path + ": corrupt or truncated gzip data");
   return contents;
 }
+
 Status WriteFile(const std::string& path, const std::string& contents) {
   const bool compress = EndsWith(path, ".gz");
   gzFile file = gzopen(path.c_str(), compress ? "wb6" : "wbT");
