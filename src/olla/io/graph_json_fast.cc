@@ -309,6 +309,7 @@ class GraphReader {
     return true;
   }
 
+  // ForEachElement counts the elements before the first one is read: one allocation.
   bool ReadBuffers(od::value value) {
     buffers_read_ = true;
     size_t count = 0;
