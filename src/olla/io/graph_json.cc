@@ -223,11 +223,18 @@ StatusOr<std::vector<PrecedenceEdge>> ReadPrecedence(const JsonValue* array,
   return edges;
 }
 
+// The fast path first, the strict reader at its first doubt. `capacity`: as for
+// FastParseGraph.
+StatusOr<Graph> ReadGraph(std::string_view json_text, size_t capacity) {
+  if (std::optional<Graph> graph = FastParseGraph(json_text, capacity))
+    return std::move(*graph);
+  return ParseGraphStrict(json_text);
+}
+
 }  // namespace
 
 StatusOr<Graph> ParseGraph(std::string_view json_text) {
-  if (std::optional<Graph> graph = FastParseGraph(json_text)) return std::move(*graph);
-  return ParseGraphStrict(json_text);
+  return ReadGraph(json_text, json_text.size());
 }
 
 StatusOr<Graph> ParseGraphStrict(std::string_view json_text) {
@@ -256,9 +263,7 @@ StatusOr<Graph> ParseGraphStrict(std::string_view json_text) {
 
 StatusOr<Graph> LoadGraph(const std::string& path) {
   OLLA_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-  if (std::optional<Graph> graph = FastParseGraph(text, text.capacity()))
-    return std::move(*graph);
-  StatusOr<Graph> graph = ParseGraphStrict(text);
+  StatusOr<Graph> graph = ReadGraph(text, text.capacity());
   if (!graph.ok()) return graph.status().WithContext(path);
   return graph;
 }

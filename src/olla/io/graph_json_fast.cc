@@ -57,6 +57,41 @@ bool ReadEnum(od::value value, const std::array<const char*, N>& names, Enum& ou
   return false;
 }
 
+// A field's key as written, compared with olla's names without unescaping it: the
+// names need no escapes, so a key written with one matches none, and the strict reader
+// reads the file.
+struct Key {
+  od::raw_json_string raw;
+  bool operator==(const char* name) const { return raw.unsafe_is_equal(name); }
+};
+
+// Calls read(key, value) for each field of the object `value` is; false when it is not
+// an object, a field does not parse, or read returns false.
+template <typename Read>
+bool ForEachField(od::value value, Read read) {
+  od::object fields;
+  if (value.get_object().get(fields) != simdjson::SUCCESS) return false;
+  for (auto&& result : fields) {
+    od::field field;
+    if (std::move(result).get(field) != simdjson::SUCCESS ||
+        !read(Key{field.key()}, field.value()))
+      return false;
+  }
+  return true;
+}
+
+// Calls read(element) for each element of the array `value` is.
+template <typename Read>
+bool ForEachElement(od::value value, Read read) {
+  od::array items;
+  if (value.get_array().get(items) != simdjson::SUCCESS) return false;
+  for (auto item : items) {
+    od::value element;
+    if (item.get(element) != simdjson::SUCCESS || !read(element)) return false;
+  }
+  return true;
+}
+
 // Reads a value of any type whole, so that On-Demand checks its syntax (metadata, which
 // olla keeps no part of). Deeper than kMaxDepth: left to the strict reader.
 bool Walk(od::value value, int depth = 0) {
@@ -64,17 +99,11 @@ bool Walk(od::value value, int depth = 0) {
   od::json_type type;
   if (depth > kMaxDepth || value.type().get(type) != simdjson::SUCCESS) return false;
   switch (type) {
-    case od::json_type::array: {
-      od::array items;
-      if (value.get_array().get(items) != simdjson::SUCCESS) return false;
-      for (auto item : items) {
-        od::value element;
-        if (item.get(element) != simdjson::SUCCESS || !Walk(element, depth + 1))
-          return false;
-      }
-      return true;
-    }
+    case od::json_type::array:
+      return ForEachElement(value,
+                            [&](od::value element) { return Walk(element, depth + 1); });
     case od::json_type::object: {
+      // Not ForEachField, which compares keys as written: these are unescaped, to check.
       od::object fields;
       if (value.get_object().get(fields) != simdjson::SUCCESS) return false;
       for (auto field : fields) {
@@ -104,45 +133,6 @@ bool Walk(od::value value, int depth = 0) {
     }
   }
   return false;
-}
-
-// A field's key as written, compared with olla's names without unescaping it: the
-// names need no escapes, so a key written with one matches none, and the strict reader
-// reads the file.
-struct Key {
-  od::raw_json_string raw;
-  bool operator==(const char* name) const { return raw.unsafe_is_equal(name); }
-};
-
-// Calls read(key, value) for each field of the object `value` is; false when it is not
-// an object, a field does not parse, or read returns false.
-template <typename Read>
-bool ForEachField(od::value value, Read read) {
-  od::object fields;
-  if (value.get_object().get(fields) != simdjson::SUCCESS) return false;
-  for (auto&& result : fields) {
-    od::field field;
-    if (std::move(result).get(field) != simdjson::SUCCESS ||
-        !read(Key{field.key()}, field.value()))
-      return false;
-  }
-  return true;
-}
-
-// Calls read(element) for each element of the array `value` is. `count`, when given,
-// receives the number of elements first (an extra scan: for the large arrays, so that
-// their vectors are allocated once).
-template <typename Read>
-bool ForEachElement(od::value value, Read read, size_t* count = nullptr) {
-  od::array items;
-  if (value.get_array().get(items) != simdjson::SUCCESS) return false;
-  if (count != nullptr && items.count_elements().get(*count) != simdjson::SUCCESS)
-    return false;
-  for (auto item : items) {
-    od::value element;
-    if (item.get(element) != simdjson::SUCCESS || !read(element)) return false;
-  }
-  return true;
 }
 
 // Marks field `bit` of an object as seen; false when it was (a repeated field).
@@ -309,31 +299,38 @@ class GraphReader {
     return true;
   }
 
-  // ForEachElement counts the elements before the first one is read: one allocation.
   bool ReadBuffers(od::value value) {
     buffers_read_ = true;
-    size_t count = 0;
-    return ForEachElement(
-        value,
-        [&](od::value item) {
-          if (buffers_.empty()) buffers_.reserve(count);
-          const auto position = static_cast<int32_t>(buffers_.size());
-          return ReadBuffer(item, position, buffers_.emplace_back(), buffer_ids_);
-        },
-        &count);
+    return ReadArray(value, buffers_,
+                     [&](od::value item, int32_t position, Buffer& buffer) {
+                       return ReadBuffer(item, position, buffer, buffer_ids_);
+                     });
   }
 
   bool ReadOps(od::value value) {
     ops_read_ = true;
+    return ReadArray(value, ops_, [&](od::value item, int32_t position, Op& op) {
+      return ReadOp(item, position, op, buffer_ids_, op_ids_);
+    });
+  }
+
+  // Reads each element with read(element, position, out.emplace_back()), after counting
+  // them (one more scan, so that the vector is allocated once).
+  template <typename T, typename Read>
+  static bool ReadArray(od::value value, std::vector<T>& out, Read read) {
+    od::array items;
     size_t count = 0;
-    return ForEachElement(
-        value,
-        [&](od::value item) {
-          if (ops_.empty()) ops_.reserve(count);
-          const auto position = static_cast<int32_t>(ops_.size());
-          return ReadOp(item, position, ops_.emplace_back(), buffer_ids_, op_ids_);
-        },
-        &count);
+    if (value.get_array().get(items) != simdjson::SUCCESS ||
+        items.count_elements().get(count) != simdjson::SUCCESS)
+      return false;
+    out.reserve(count);
+    for (auto item : items) {
+      od::value element;
+      if (item.get(element) != simdjson::SUCCESS) return false;
+      const auto position = static_cast<int32_t>(out.size());
+      if (!read(element, position, out.emplace_back())) return false;
+    }
+    return true;
   }
 
   bool ReadPrecedence(od::value value) {
