@@ -6,26 +6,24 @@ MAKEFLAGS += --no-print-directory
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
 JOBS ?= $(shell nproc)
-PYTHON ?= /usr/bin/python3
+# The checkout's virtual environment (scripts/python-env.sh): torch 2.11 and the pinned
+# packages of python/requirements.txt, this checkout's python/ importable.
+PYTHON = $(CURDIR)/.venv/bin/python
 OLLA = $(BUILD)/bin/olla
 
-.PHONY: all deps build python-path demo test test-cpp test-sanitize test-fuzz test-python \
+.PHONY: all deps build demo test test-cpp test-sanitize test-fuzz test-python \
   bench fuzz format clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
+	@bash scripts/python-env.sh
 
-build: deps python-path
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython_EXECUTABLE=$(PYTHON) \
+	  >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
-
-# Makes python/ importable by $(PYTHON) (`python3 -m olla.capture` from anywhere) with a
-# .pth file in the user's site-packages, as an editable install would.
-python-path: deps
-	@site=$$($(PYTHON) -m site --user-site) && mkdir -p "$$site" && \
-	  echo "$(abspath python)" > "$$site/olla.pth"
 
 demo: build
 	@bash scripts/demo.sh $(OLLA)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package olla needs to build, test and run its Python layer.
+# Installs every Debian package olla needs to build, test and run its Python layer (the
+# Python packages, torch among them, come from the package index: scripts/python-env.sh).
 # Idempotent: packages already present are skipped, and `apt-get update` runs only when
 # something is missing. Needs root (or sudo) only when it has something to install.
 #   scripts/install-deps.sh            what building and testing need
@@ -18,11 +19,9 @@ packages=(
   # bench/max_flow_bench.cc: LEMON's max flow, measured against Boost.Graph's.
   liblemon-dev
   libgtest-dev libgmock-dev libbenchmark-dev pybind11-dev
-  # Python layer and its tests (run with /usr/bin/python3).
-  python3 python3-dev python3-pytest python3-pyflakes
-  python3-torch python3-torchvision python3-torchtext libopenblas0-pthread
-  # The planned CPU arena: a C++ extension against libtorch 1.13 (python/olla/torch).
-  libtorch-dev
+  # The Python the project's virtual environment is made from, and its headers for the
+  # extension modules.
+  python3 python3-dev python3-venv
 )
 if [ "${1:-}" = "--picture" ]; then
   packages+=(chromium fonts-dejavu-core)

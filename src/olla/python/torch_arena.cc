@@ -1,15 +1,20 @@
 // olla.torch._arena: PlannedArena (runtime/planned_arena.h) installed as PyTorch's CPU
 // allocator while an olla step runs (python/olla/torch/arena.py wraps it).
 //
-// Links only c10 (Debian's libtorch-dev), not torch's Python bindings: tensors never
-// cross this module, only sizes, offsets and counts. The DataPtrs it hands out carry
+// Links only c10, from the torch it was built for (cmake/OllaTorch.cmake), not torch's
+// Python bindings: tensors never cross this module, only sizes, offsets and counts. It
+// reports that torch's version and the libc10 it loaded, so that arena.py refuses to
+// install into another torch's allocator. The DataPtrs it hands out carry
 // the data pointer as their context, since some kernels (mkldnn convolutions) check
 // that the two are equal; the deleter finds the arena that served a pointer in a
 // global table, so a tensor may outlive the installation (the arena lives until its
 // last allocation is freed).
+#include <dlfcn.h>
+
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -63,7 +68,7 @@ void Delete(void* pointer) {
 
 class PlanningAllocator final : public c10::Allocator {
  public:
-  c10::DataPtr allocate(size_t bytes) const override {
+  c10::DataPtr allocate(size_t bytes) override {
     std::shared_ptr<PlannedArena> arena = Current();
     if (arena == nullptr)
       throw std::runtime_error("olla's arena allocator is not installed");
@@ -72,6 +77,9 @@ class PlanningAllocator final : public c10::Allocator {
     return {pointer, pointer, &Delete, c10::Device(c10::DeviceType::CPU)};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &Delete; }
+  void copy_data(void* destination, const void* source, size_t bytes) const override {
+    default_copy_data(destination, source, bytes);
+  }
 
   void Set(std::shared_ptr<PlannedArena> arena) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -107,6 +115,16 @@ void Uninstall() {
   c10::SetCPUAllocator(previous, kPriority);
   previous = nullptr;
   Allocator().Set(nullptr);
+}
+
+// The file of the libc10 whose allocator Install() replaces: the one this module's c10
+// symbols resolved to when it was loaded.
+std::string C10Library() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&c10::SetCPUAllocator), &info) == 0 ||
+      info.dli_fname == nullptr)
+    return "";
+  return info.dli_fname;
 }
 
 py::dict Stats(const PlannedArena& arena) {
@@ -155,6 +173,9 @@ PYBIND11_MODULE(_arena, module) {
           "(size, address, freed_at or -1) per request since the last announcement")
       .def("stats", &olla::Stats)
       .def("reset_stats", &PlannedArena::ResetStats);
+  module.attr("torch_version") = OLLA_TORCH_VERSION;
+  module.def("c10_library", &olla::C10Library,
+             "The file of the libc10 this module installs its allocator into");
   module.def("install", &olla::Install, py::arg("arena"));
   module.def("uninstall", &olla::Uninstall);
   module.def(
