@@ -7,62 +7,58 @@ import traceback
 import torch
 import torch.fx.traceback as fx_traceback
 from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import (DataDependentOutputException,
+                                           DynamicOutputShapeException)
 from torch.fx.experimental.proxy_tensor import make_fx
-from torch.nn.utils import stateless
+from torch.func import functional_call
 
-from . import meta_kernels
 from .optimizers import Optimizer, find_slots
 from .rewrites import eliminate_copies
 from .storage import CaptureError, build_graph
 
 MODES = ("train", "eval")
-_PHASE = "olla.phase "
-_MODULE = "olla.module "
+_PHASE = "olla.phase"
+_MODULE = "olla.module"
 
 
 class _Annotations:
     """Tags every traced node with its phase and the module path that produced it.
 
-    make_fx copies FX's overridable "stack trace" into each node it creates; the step
-    keeps that stack equal to [phase, module paths...], maintained by forward hooks.
+    The tags go in each node's meta["custom"]: torch.fx.traceback.annotate sets them,
+    and make_fx copies them into every node it creates while node metadata is
+    preserved. The phase is set around each part of the step; forward hooks keep the
+    innermost module's path.
     """
 
     def __init__(self, model):
-        self.phase = "forward"
-        self.modules = []
         self.model = model
 
-    def _publish(self):
-        stack = [_PHASE + self.phase] + [_MODULE + m for m in self.modules]
-        fx_traceback.set_stack_trace(stack)
-
-    @contextlib.contextmanager
-    def phase_of(self, phase):
-        self.phase = phase
-        self._publish()
-        yield
+    @staticmethod
+    def phase_of(phase):
+        return fx_traceback.annotate({_PHASE: phase})
 
     @contextlib.contextmanager
     def active(self):
-        self.phase, self.modules = "forward", []  # A failed trace may have left some.
+        entered = []  # The annotations of the modules running now, innermost last.
         handles = []
         for path, module in self.model.named_modules():
             if not path:
                 continue
 
             def enter(module, inputs, path=path):
-                self.modules.append(path)
-                self._publish()
+                annotation = fx_traceback.annotate({_MODULE: path})
+                annotation.__enter__()
+                entered.append(annotation)
 
             def leave(module, inputs, outputs):
-                self.modules.pop()
-                self._publish()
+                entered.pop().__exit__(None, None, None)
 
             handles.append(module.register_forward_pre_hook(enter))
             handles.append(module.register_forward_hook(leave))
         try:
-            with fx_traceback.override_stack_trace():
-                self._publish()
+            # Restores the tracer's metadata on the way out, also after a failed trace
+            # that left modules entered.
+            with fx_traceback.preserve_node_meta():
                 yield
         finally:
             for handle in handles:
@@ -71,13 +67,8 @@ class _Annotations:
     @staticmethod
     def parse(node):
         """(phase, innermost module path) of a traced node."""
-        phase, module = "forward", ""
-        for line in (node.stack_trace or "").split("\n"):
-            if line.startswith(_PHASE):
-                phase = line[len(_PHASE):]
-            elif line.startswith(_MODULE) and not module:
-                module = line[len(_MODULE):]  # lines are innermost first
-        return phase, module
+        custom = node.meta.get("custom", {})
+        return custom.get(_PHASE, "forward"), custom.get(_MODULE, "")
 
 
 @contextlib.contextmanager
@@ -186,9 +177,9 @@ class TrainingStep:
         if self.mode == "eval":
             with _model_mode(self.model, False), annotate.phase_of("forward"), \
                     torch.no_grad():
-                return stateless.functional_call(self.model, state, tuple(inputs), kwargs)
+                return functional_call(self.model, state, tuple(inputs), kwargs)
         with _model_mode(self.model, True), annotate.phase_of("forward"):
-            output = stateless.functional_call(self.model, state, tuple(inputs), kwargs)
+            output = functional_call(self.model, state, tuple(inputs), kwargs)
             loss = self.loss_fn(output, *targets)
         with annotate.phase_of("backward"):
             gradients = torch.autograd.grad(loss, parameters)
@@ -301,11 +292,11 @@ def _user_frame(error):
 def _explain(error):
     """The trace failure in words a user can act on."""
     text = str(error).splitlines()[0] if str(error) else ""
-    if "get value out of a tracing tensor" in text:
+    if isinstance(error, DataDependentOutputException):
         return ("a Python value is read from a tensor (data-dependent control flow, "
                 ".item(), bool() or int() of a tensor); olla plans one fixed graph: "
                 "compute it with tensor ops (torch.where) or outside the model")
-    if type(error).__name__ == "DynamicOutputShapeException":
+    if isinstance(error, DynamicOutputShapeException):
         return (f"{text} has an output shape that depends on the data (a boolean mask, "
                 f"nonzero); use fixed-shape ops (torch.where, masked_fill)")
     return f"{type(error).__name__}: {text}"
@@ -315,7 +306,6 @@ def trace(step):
     """make_fx over the step in fake mode: no real memory, a second or so per model.
     Returns the GraphModule, with the optimizer's scalars of a first step in place, and
     the scalar slots (apply_scalars)."""
-    meta_kernels.register()
     arguments = step.example_arguments()
     real_scalars = step.scalars
     step.scalars = step.optimizer.sentinels()

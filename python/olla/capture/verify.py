@@ -26,7 +26,7 @@ def _fresh_copy(arguments):
 
 
 def _storage_key(tensor):
-    storage = tensor.storage()
+    storage = tensor.untyped_storage()
     return storage.data_ptr() if storage.nbytes() > 0 else None
 
 
@@ -106,7 +106,7 @@ def measure_eager_peak(graph, seed=0):
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as profiler:
         graph.step(*arguments)
     events = [e for e in profiler.profiler.kineto_results.events() if e.name() == "[memory]"]
-    events.sort(key=lambda e: e.start_us())  # stable: ties keep their recorded order
+    events.sort(key=lambda e: e.start_ns())  # stable: ties keep their recorded order
     live = peak = 0
     for event in events:
         live += event.nbytes()

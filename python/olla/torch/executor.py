@@ -187,7 +187,7 @@ def calibrate(graph, flat_arguments):
         for buffer, tensor in zip(flatten(graph.node_buffers[node.name]), flatten(value)):
             if not isinstance(tensor, torch.Tensor) or tensor.numel() == 0:
                 continue
-            request = index_of.get(tensor.storage().data_ptr())
+            request = index_of.get(tensor.untyped_storage().data_ptr())
             if request is None:
                 continue
             taken.add(request)
