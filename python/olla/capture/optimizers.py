@@ -1,20 +1,22 @@
 """Optimizer updates written as in-place tensor ops, so make_fx records them.
 
-Stock torch.optim cannot be traced in torch 1.13: inside make_fx, Adam fails once it has
-state, and in fake mode its step silently disappears. The updates here perform the
-arithmetic of torch.optim's single-tensor (for-loop) implementations, op for op and
-with the same Python scalars, on state that already exists: a steady-state step.
+torch.optim's step reads its step counts with .item() and keeps its scalars in Python,
+which a fake-mode trace cannot follow. The updates here perform the arithmetic of
+torch.optim's single-tensor (for-loop) implementations in torch 2.11 -- the ones it runs
+on the CPU -- op for op and with the same Python scalars, on state that already exists:
+a steady-state step. The equality is bitwise and the test suite checks it for every
+option; a torch whose arithmetic differs fails those tests.
 
 Every scalar an update op takes (a learning rate, `1 - beta1`, Adam's step size) is a
 *slot*: its value per parameter comes from the optimizer's param groups and step count
 at run time (scalar_values), so a learning-rate scheduler or Adam's bias correction
 works on the traced graph. Tracing puts a unique sentinel float in each slot, and
 find_slots locates the sentinels in the traced nodes. Options that change which ops run
-(momentum or not, nesterov, amsgrad, weight decay or not, maximize) are the
+(momentum or not, nesterov, amsgrad, weight decay or not and how, maximize) are the
 optimizer's *structure*: a traced step is valid only while it is unchanged.
 """
 
-import math
+import collections
 
 import torch
 
@@ -23,17 +25,26 @@ OPTIMIZERS = ("sgd", "momentum", "adam")  # The names capture accepts as strings
 _SGD_DEFAULTS = dict(lr=0.01, momentum=0.0, dampening=0.0, weight_decay=0.0,
                      nesterov=False, maximize=False)
 _ADAM_DEFAULTS = dict(lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                      amsgrad=False, maximize=False)
+                      amsgrad=False, maximize=False, decoupled_weight_decay=False)
 # Options of torch.optim that change the arithmetic in ways not traced here.
 _UNSUPPORTED = {"foreach": (None, False), "capturable": (False,),
                 "differentiable": (False,), "fused": (None, False)}
+
+
+# The options of a parameter's group that decide which ops its update runs.
+_SgdStructure = collections.namedtuple("_SgdStructure",
+                                       "weight_decay momentum nesterov maximize")
+_AdamStructure = collections.namedtuple("_AdamStructure",
+                                        "weight_decay decoupled amsgrad maximize")
 
 
 class OptimizerError(ValueError):
     """An optimizer or option that olla cannot trace; the message names it."""
 
 
-def _kind_of(optimizer):
+def _name_of(optimizer):
+    """"sgd", "adam" or "adamw" (AdamW is Adam with decoupled weight decay, which each
+    param group states as its decoupled_weight_decay)."""
     if type(optimizer) is torch.optim.SGD:
         return "sgd"
     if type(optimizer) is torch.optim.AdamW:
@@ -80,8 +91,8 @@ class Optimizer:
             self.torch_optimizer = None
             self.groups = [defaults] * len(self.parameters)
         elif isinstance(spec, torch.optim.Optimizer):
-            self.kind = _kind_of(spec)
-            self.name = self.kind
+            self.name = _name_of(spec)
+            self.kind = "sgd" if self.name == "sgd" else "adam"
             self.torch_optimizer = spec
             self.groups = self._groups_of(spec)
         else:
@@ -108,10 +119,12 @@ class Optimizer:
         """Per parameter (its group in `groups`), the options that decide which ops its
         update runs."""
         if self.kind == "sgd":
-            return [(g["weight_decay"] != 0, g["momentum"] != 0, bool(g["nesterov"]),
-                     bool(g["maximize"])) for g in groups]
-        return [(g["weight_decay"] != 0 and self.kind == "adam", bool(g["amsgrad"]),
-                 bool(g["maximize"])) for g in groups]
+            return [_SgdStructure(g["weight_decay"] != 0, g["momentum"] != 0,
+                                  bool(g["nesterov"]), bool(g["maximize"]))
+                    for g in groups]
+        return [_AdamStructure(g["weight_decay"] != 0,
+                               bool(g.get("decoupled_weight_decay", False)),
+                               bool(g["amsgrad"]), bool(g["maximize"])) for g in groups]
 
     def check_unchanged(self):
         """Raises OptimizerError when the optimizer's structure changed since tracing."""
@@ -121,21 +134,22 @@ class Optimizer:
         if now != self.structure:
             raise OptimizerError(
                 "optimizer: an option that changes the update's ops (momentum, "
-                "nesterov, weight_decay, amsgrad or maximize) changed since "
+                "nesterov, weight_decay, decoupled_weight_decay, amsgrad or maximize) "
+                "changed since "
                 "olla.torch.optimize traced the step; call olla.torch.optimize again")
 
     def state_names(self):
         """Names of the state tensors kept per parameter, in a fixed order."""
         if self.kind == "sgd":
-            return ("momentum_buffer",) if any(s[1] for s in self.structure) else ()
+            return ("momentum_buffer",) if any(s.momentum for s in self.structure) else ()
         return ("exp_avg", "exp_avg_sq") + (
-            ("max_exp_avg_sq",) if any(s[1] for s in self.structure) else ())
+            ("max_exp_avg_sq",) if any(s.amsgrad for s in self.structure) else ())
 
     def has_state(self, index, name):
         """Whether parameter `index` keeps state `name` (SGD without momentum: none)."""
         if self.kind == "sgd":
-            return self.structure[index][1]
-        return name != "max_exp_avg_sq" or self.structure[index][1]
+            return self.structure[index].momentum
+        return name != "max_exp_avg_sq" or self.structure[index].amsgrad
 
     def initial_state(self, parameters):
         """Zero-filled state as torch.optim creates it: one list per state name, of the
@@ -148,10 +162,8 @@ class Optimizer:
     _SLOT_NAMES = {
         "sgd": ("weight_decay", "momentum", "one_minus_dampening", "nesterov_momentum",
                 "neg_lr"),
-        "adam": ("weight_decay", "beta1", "one_minus_beta1", "beta2", "one_minus_beta2",
-                 "bias_correction2_sqrt", "eps", "neg_step_size"),
-        "adamw": ("one_minus_lr_weight_decay", "beta1", "one_minus_beta1", "beta2",
-                  "one_minus_beta2", "bias_correction2_sqrt", "eps", "neg_step_size"),
+        "adam": ("weight_decay", "one_minus_lr_weight_decay", "one_minus_beta1", "beta2",
+                 "one_minus_beta2", "bias_correction2_sqrt", "eps", "neg_step_size"),
     }
 
     def slot_names(self):
@@ -183,15 +195,12 @@ class Optimizer:
             bias_correction1 = 1 - beta1**step
             bias_correction2 = 1 - beta2**step
             step_size = g["lr"] / bias_correction1
-            value = dict(beta1=beta1, one_minus_beta1=1 - beta1, beta2=beta2,
-                         one_minus_beta2=1 - beta2,
-                         bias_correction2_sqrt=math.sqrt(bias_correction2), eps=g["eps"],
-                         neg_step_size=-step_size)
-            if self.kind == "adam":
-                value["weight_decay"] = g["weight_decay"]
-            else:
-                value["one_minus_lr_weight_decay"] = 1 - g["lr"] * g["weight_decay"]
-            values.append(value)
+            values.append(dict(
+                weight_decay=g["weight_decay"],
+                one_minus_lr_weight_decay=1 - g["lr"] * g["weight_decay"],
+                one_minus_beta1=1 - beta1, beta2=beta2, one_minus_beta2=1 - beta2,
+                bias_correction2_sqrt=bias_correction2**0.5, eps=g["eps"],
+                neg_step_size=-step_size))
         return values
 
     def update(self, parameters, gradients, state, scalars):
@@ -220,15 +229,15 @@ class Optimizer:
         p.add_(d_p, alpha=s["neg_lr"])
 
     def _adam(self, i, p, grad, own, s):
-        weight_decay, amsgrad, maximize = self.structure[i]
+        weight_decay, decoupled, amsgrad, maximize = self.structure[i]
         exp_avg, exp_avg_sq = own[0], own[1]
         if maximize:
             grad = -grad
-        if self.kind == "adamw":
+        if weight_decay and decoupled:
             p.mul_(s["one_minus_lr_weight_decay"])
         elif weight_decay:
             grad = grad.add(p, alpha=s["weight_decay"])
-        exp_avg.mul_(s["beta1"]).add_(grad, alpha=s["one_minus_beta1"])
+        exp_avg.lerp_(grad, s["one_minus_beta1"])
         exp_avg_sq.mul_(s["beta2"]).addcmul_(grad, grad, value=s["one_minus_beta2"])
         if amsgrad:
             max_exp_avg_sq = own[2]

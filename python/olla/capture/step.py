@@ -306,7 +306,14 @@ def trace(step):
     """make_fx over the step in fake mode: no real memory, a second or so per model.
     Returns the GraphModule, with the optimizer's scalars of a first step in place, and
     the scalar slots (apply_scalars)."""
-    arguments = step.example_arguments()
+    # Fake copies of the arguments from a fake mode without a shape environment, which
+    # make_fx then traces in: a value read from a tensor (.item(), bool()) or a shape
+    # that depends on the data raises at once, where make_fx's own mode would trace it
+    # as a symbol that nothing after the trace could size.
+    mode = FakeTensorMode(allow_fallback_kernels=True)
+    arguments = torch.utils._pytree.tree_map(
+        lambda t: mode.from_tensor(t) if isinstance(t, torch.Tensor) else t,
+        step.example_arguments())
     real_scalars = step.scalars
     step.scalars = step.optimizer.sentinels()
     with step.annotations.active():

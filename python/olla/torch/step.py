@@ -105,7 +105,7 @@ class OllaStep:
                     f"shape: call olla.torch.optimize again with inputs of this shape")
             if tensor.device.type != "cpu":
                 raise ValueError(f"{name}: on {tensor.device}; olla's runtime runs on the "
-                                 f"CPU in torch 1.13 (docs/gpu.md)")
+                                 f"CPU (docs/gpu.md)")
 
     def _optimizer_state(self):
         """The user's optimizer state, created as torch.optim would on its first step,
@@ -131,7 +131,8 @@ class OllaStep:
             for i, p in enumerate(parameters):
                 own = state[p]
                 if "step" not in own:
-                    own["step"] = torch.tensor(0.)
+                    # As torch.optim's Adam makes it (optimizer._get_scalar_dtype).
+                    own["step"] = torch.tensor(0.0, dtype=_scalar_dtype())
                     own["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
                     own["exp_avg_sq"] = torch.zeros_like(
                         p, memory_format=torch.preserve_format)
@@ -171,13 +172,19 @@ class OllaStep:
         result = loss.detach().clone()
         del loss
         self.last_stats = arenas.ArenaStats(arena.stats())
-        # Learning-rate schedulers count the optimizer's steps (torch.optim's own
-        # step() does this through the scheduler's wrapper).
+        # Learning-rate schedulers count the optimizer's steps and check that it ran
+        # before them (torch.optim's own step() does both through the scheduler's
+        # wrapper of it).
         if hasattr(self.optimizer, "_step_count"):
             self.optimizer._step_count += 1
+            self.optimizer._opt_called = True
         return result
 
     step = __call__
+
+
+def _scalar_dtype():
+    return torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
 
 
 def _tensors(name, values):
