@@ -208,6 +208,10 @@ def small_step(optimizer_of=lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)
     lambda ps: torch.optim.Adam(ps, lr=0.01, betas=(0.8, 0.95), eps=1e-6),
     lambda ps: torch.optim.Adam(ps, lr=0.01, maximize=True),
     lambda ps: torch.optim.AdamW(ps, lr=0.01, amsgrad=True),
+    lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.0),
+    # torch 2.x: Adam with decoupled weight decay is AdamW, not Adam with L2.
+    lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+    lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1),
     lambda ps: torch.optim.SGD([{"params": list(ps)[:2], "lr": 0.2},
                                 {"params": [], "lr": 0.1, "momentum": 0.5}], lr=0.1),
 ])
