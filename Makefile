@@ -1,7 +1,7 @@
 # olla: the two commands of README.md, and the steps they are made of.
 #   make demo   install dependencies, build, and optimize the zoo's resnet18 training step
 #   make test   install dependencies, build, and run every test (ctest, ASan+UBSan ctest,
-#               the fuzz targets briefly, pytest)
+#               the fuzz targets briefly, pytest, `pip install .` checked)
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
@@ -12,6 +12,7 @@ PYTHON = $(CURDIR)/.venv/bin/python
 OLLA = $(BUILD)/bin/olla
 
 .PHONY: all deps build demo test test-cpp test-sanitize test-fuzz test-python \
+  test-package \
   bench fuzz format clean
 
 all: build
@@ -26,9 +27,9 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	@bash scripts/demo.sh $(OLLA)
+	@PYTHON=$(PYTHON) bash scripts/demo.sh $(OLLA)
 
-test: test-cpp test-sanitize test-fuzz test-python
+test: test-cpp test-sanitize test-fuzz test-python test-package
 
 test-cpp: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -52,8 +53,12 @@ fuzz: deps
 test-python: build
 	OLLA_BINARY=$(abspath $(OLLA)) $(PYTHON) -m pytest -q tests/python || [ $$? -eq 5 ]
 
+# `pip install .` into a new environment, used from another folder (scripts/check-package.sh).
+test-package: build
+	@bash scripts/check-package.sh $(BUILD)
+
 bench: build
-	@bash bench/run.sh $(BUILD)
+	@PYTHON=$(PYTHON) bash bench/run.sh $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """How faithful are the zoo graphs? Per zoo model, train mode at batch 32: the eager live
 peak `olla simulate` computes from the captured graph, next to the peak of live CPU
 allocations measured during a real eager run of the same step (torch.profiler memory

@@ -17,6 +17,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 olla="$build/bin/olla"
+python=${PYTHON:-.venv/bin/python}  # The checkout's environment (scripts/python-env.sh).
 "$olla" generate --ops 100000 --seed 1 -o "$work/g100k.json.gz" 2>/dev/null
 /usr/bin/time -f "%e %M" -o "$work/time" "$olla" simulate "$work/g100k.json.gz" > "$work/simulate.txt"
 read -r seconds max_kb < "$work/time"
@@ -64,11 +65,11 @@ cat "$out"
 } > bench/results/max_flow.md
 cat bench/results/max_flow.md
 bash bench/placement.sh "$build"
-/usr/bin/python3 bench/schedule.py --olla "$build/bin/olla"
-/usr/bin/python3 bench/zoo.py --olla "$build/bin/olla"
-/usr/bin/python3 bench/scale.py --olla "$build/bin/olla"
-/usr/bin/python3 bench/synthetic.py --olla "$build/bin/olla"
-/usr/bin/python3 bench/max_batch.py
-/usr/bin/python3 bench/limits.py --olla "$build/bin/olla"
-/usr/bin/python3 bench/remat.py --olla "$build/bin/olla"
-/usr/bin/python3 bench/remat_runtime.py
+"$python" bench/schedule.py --olla "$build/bin/olla"
+"$python" bench/zoo.py --olla "$build/bin/olla"
+"$python" bench/scale.py --olla "$build/bin/olla"
+"$python" bench/synthetic.py --olla "$build/bin/olla"
+"$python" bench/max_batch.py
+"$python" bench/limits.py --olla "$build/bin/olla"
+"$python" bench/remat.py --olla "$build/bin/olla"
+"$python" bench/remat_runtime.py

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The scheduling benchmark: every training graph of the zoo (models/*.train.*), each
 scheduled by the heuristics and by `auto`, with and without running optimizer updates as
 soon as their gradients are ready; the OLLA lifetime ILP with the paper's horizon on the

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The end-to-end benchmark: `olla optimize` with its default options on every graph of
 the model zoo (models/*.json.gz), timed as a user runs it (load, baselines, schedule,
 place, check, report).

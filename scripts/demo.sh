@@ -40,9 +40,8 @@ echo "verifies the plan with its recomputations against the original graph."
 echo
 # The same job inside PyTorch: a torchvision resnet18 trained with the user's own
 # torch.optim.SGD in olla's plan, on the CPU, memory measured before and after.
-echo "\$ /usr/bin/python3 examples/train_with_olla.py --batch 8 --image 64 --steps 3"
-PYTHONPATH="$PWD/python" /usr/bin/python3 examples/train_with_olla.py --batch 8 --image 64 \
-  --steps 3
+echo "\$ .venv/bin/python examples/train_with_olla.py --batch 8 --image 64 --steps 3"
+"${PYTHON:-.venv/bin/python}" examples/train_with_olla.py --batch 8 --image 64 --steps 3
 echo
 run simulate examples/figure3.json
 run check examples/figure3.json examples/figure3.eager.plan.json

@@ -1,7 +1,7 @@
 """Copy elimination: rewrites of a traced step that change no value it computes.
 
 Autograd sometimes copies a tensor that the backward could read from memory the step
-keeps anyway. In PyTorch 1.13 an in-place ReLU6 (`hardtanh_`, as torchvision's
+keeps anyway. In PyTorch (1.13 to 2.11) an in-place ReLU6 (`hardtanh_`, as torchvision's
 mobilenet_v2 uses) makes autograd save a clone of its input before clamping,
 for `hardtanh_backward(grad, input, min, max)`; but that kernel only asks whether
 min < input < max, and the clamped output answers the same for every value (inside the

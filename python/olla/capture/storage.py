@@ -2,7 +2,7 @@
 
 Aliasing and writes come from each operator's schema (alias annotations such as
 `Tensor(a)` for a view and `Tensor(a!)` for a write), never from operator names. Two
-schemas in torch 1.13 under-declare and are corrected here (SCHEMA_CORRECTIONS).
+schemas in torch 2.11 under-declare and are corrected here (SCHEMA_CORRECTIONS).
 """
 
 import operator
@@ -11,7 +11,7 @@ import torch
 
 from .graph import Buffer, Graph, Op
 
-# Behaviour that torch 1.13's schemas do not declare, keyed by the overload packet.
+# Behaviour that torch 2.11's schemas do not declare, keyed by the overload packet.
 #   writes: argument positions the op writes in place (given a predicate on the call)
 #   view_of: the argument position whose storage the (single) result aliases
 SCHEMA_CORRECTIONS = {
