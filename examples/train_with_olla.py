@@ -1,8 +1,8 @@
 """Training a torchvision model with olla: the user's own model, loss and
 torch.optim.SGD, a few steps in olla's plan, and the memory measured before and after.
 
-    /usr/bin/python3 examples/train_with_olla.py [--model resnet18] [--batch 16]
-    /usr/bin/python3 examples/train_with_olla.py --resident   # also the peak resident
+    python examples/train_with_olla.py [--model resnet18] [--batch 16]
+    python examples/train_with_olla.py --resident   # also the peak resident
                                        # memory of eager and olla steps, each in a fresh
                                        # process
 """
