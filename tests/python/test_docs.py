@@ -1,4 +1,4 @@
-"""The documentation shows real output: every `$ olla ...` (or `$ /usr/bin/python3 ...`)
+"""The documentation shows real output: every `$ olla ...` (or `$ .venv/bin/python ...`)
 line in a ```console block of README.md and docs/*.md is run from the repository root,
 and what it prints (stdout then stderr) must equal the lines that follow it in the
 block, measured times ("0.002 s") aside. Commands that search (optimize, place,
@@ -45,7 +45,7 @@ def test_the_docs_show_examples():
 @pytest.mark.parametrize("command,expected", EXAMPLES)
 def test_example_output_is_real(command, expected):
     words = shlex.split(command)
-    if words[0] == "/usr/bin/python3":  # the capture: this interpreter, this checkout
+    if words[0] == ".venv/bin/python":  # the capture: this interpreter, this checkout
         words[0] = sys.executable
         environment = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     else:

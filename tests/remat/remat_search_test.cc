@@ -88,19 +88,22 @@ TEST(RematerializeTest, AWorkLimitStopsItWithAValidResult) {
 }
 
 // A real transformer training graph, whose eager order is already at the bound of every
-// order: half its peak, checked, the same twice.
-TEST(RematerializeTest, HalvesGpt2sPeakDeterministically) {
+// order: two thirds of its peak, checked, the same twice. (torch 2.11's fused CPU
+// attention keeps no attention matrices, so half the peak is no longer within the
+// greedy search's reach: issue 25.)
+TEST(RematerializeTest, FitsGpt2InTwoThirdsOfItsPeakDeterministically) {
   const Graph graph =
       *LoadGraph(std::string(OLLA_SOURCE_DIR) + "/models/gpt2_small.train.b1.json.gz");
   const int64_t peak = EagerPeak(graph);
+  const int64_t target = peak / 3 * 2;
   RematOptions options;
-  options.target_bytes = peak / 2;
+  options.target_bytes = target;
   const RematResult first =
       Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
   EXPECT_TRUE(first.reached) << first.peak_bytes << " of " << peak;
   const PlanCheck check = Check(graph, first);
   ASSERT_TRUE(check.valid) << check.error;
-  EXPECT_LE(check.peak_live_bytes, peak / 2);
+  EXPECT_LE(check.peak_live_bytes, target);
   const RematResult second =
       Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
   EXPECT_EQ(first.order, second.order);

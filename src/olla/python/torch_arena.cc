@@ -9,8 +9,6 @@
 // that the two are equal; the deleter finds the arena that served a pointer in a
 // global table, so a tensor may outlive the installation (the arena lives until its
 // last allocation is freed).
-#include <dlfcn.h>
-
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -22,6 +20,7 @@
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
+#include <dlfcn.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
