@@ -1,6 +1,6 @@
 """The largest training batch that fits a memory, for eager PyTorch, for olla and for olla
 with recomputation adding at most 10 % compute:
-`python3 -m olla.torch.max_batch MODEL --memory M --json` on zoo models. Writes
+`python -m olla.torch.max_batch MODEL --memory M --json` on zoo models. Writes
 bench/results/max_batch.md.
 
     /usr/bin/python3 bench/max_batch.py [--memory 16GiB] [--models resnet50,gpt2_small]
@@ -50,7 +50,7 @@ def main():
     lines = [
         f"# The largest batch in {arguments.memory}",
         "",
-        "`bench/max_batch.py`: `python3 -m olla.torch.max_batch MODEL --memory "
+        "`bench/max_batch.py`: `python -m olla.torch.max_batch MODEL --memory "
         f"{arguments.memory}` (docs/torch.md): the training step captured at each batch "
         "tried; *eager* is the CUDA caching allocator's reserved bytes for the eager "
         "order (olla's model of it, persistent state included), *olla* the persistent "

@@ -1,4 +1,4 @@
-"""python3 -m olla.capture MODEL --batch N --mode train|eval --optimizer ... -o FILE
+"""python -m olla.capture MODEL --batch N --mode train|eval --optimizer ... -o FILE
 
 Captures one step of a zoo model or any torchvision classification model and writes
 the olla graph. Exit codes as olla's: 0 success, 1 bad input or usage (one line on
@@ -24,7 +24,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
-    parser = _Parser(prog="python3 -m olla.capture",
+    parser = _Parser(prog="python -m olla.capture",
                      description="Capture one PyTorch training step as an olla graph.")
     parser.add_argument("model", nargs="?", help="a zoo model or torchvision classifier")
     parser.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
@@ -85,7 +85,7 @@ def main(argv=None):
             copy_elimination=arguments.copy_elimination,
             name=f"{arguments.model}.{arguments.mode}.b{arguments.batch}",
             metadata={"model": arguments.model, "batch": arguments.batch,
-                      "command": " ".join(["python3 -m olla.capture"] + argv)})
+                      "command": " ".join(["python -m olla.capture"] + argv)})
         save(graph, arguments.output)
     except (zoo.UnknownModel, CaptureError, OSError) as error:
         print(f"olla.capture: error: {error}", file=sys.stderr)

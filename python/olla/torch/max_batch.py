@@ -1,4 +1,4 @@
-"""python3 -m olla.torch.max_batch MODEL --memory 16GiB: the largest training batch of a
+"""python -m olla.torch.max_batch MODEL --memory 16GiB: the largest training batch of a
 zoo or torchvision model that fits, for eager PyTorch, for olla, and for olla with
 recomputation within --recompute-overhead (batch.py).
 
@@ -21,10 +21,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
-    parser = _Parser(prog="python3 -m olla.torch.max_batch",
+    parser = _Parser(prog="python -m olla.torch.max_batch",
                      description="The largest training batch that fits a memory.")
     parser.add_argument("model", help="a zoo model or torchvision classifier "
-                                      "(python3 -m olla.capture --list)")
+                                      "(python -m olla.capture --list)")
     parser.add_argument("--memory", required=True,
                         help="bytes: 16GiB, 16G, 16GB (decimal), 512MiB, 1000000")
     parser.add_argument("--optimizer", choices=("sgd", "momentum", "adam"),

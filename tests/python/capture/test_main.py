@@ -1,4 +1,4 @@
-"""`python3 -m olla.capture`: the command line, its errors and exit codes, on zoo models
+"""`python -m olla.capture`: the command line, its errors and exit codes, on zoo models
 and on torchvision models outside the zoo; olla loads what it writes."""
 
 import gzip

@@ -1,4 +1,4 @@
-"""olla.torch.max_batch_size and `python3 -m olla.torch.max_batch`: the search, its
+"""olla.torch.max_batch_size and `python -m olla.torch.max_batch`: the search, its
 evidence checked by capturing again, and the errors."""
 
 import json
