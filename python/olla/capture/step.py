@@ -6,9 +6,8 @@ import traceback
 
 import torch
 import torch.fx.traceback as fx_traceback
-from torch._subclasses.fake_tensor import FakeTensorMode
 from torch._subclasses.fake_tensor import (DataDependentOutputException,
-                                           DynamicOutputShapeException)
+                                           DynamicOutputShapeException, FakeTensorMode)
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.func import functional_call
 
