@@ -34,11 +34,16 @@ test: test-cpp test-sanitize test-fuzz test-python test-package
 test-cpp: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# Budget mode on the zoo's GPT-2 (2,462 ops) runs the recomputation search for minutes
+# under ASan in a Debug build (390 s, 215 s and 160 s for the three tests, two busy cores
+# beside them); the normal build runs them, and the sanitizers see the same search on
+# smaller graphs (remat_test, the optimize fuzz target in budget mode).
+SANITIZE_SKIP = Gpt2InTwoThirds|ABudgetOnlyRecomputationMeetsIsMetByRecomputing|OptimizeBudgetRecomputesAndCheckAcceptsThePlan
 test-sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DOLLA_SANITIZE=ON \
 	  -DOLLA_BUILD_BENCH=OFF -DOLLA_BUILD_PYTHON=OFF >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
-	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '$(SANITIZE_SKIP)'
 
 # The libFuzzer targets (fuzz/, clang, ASan+UBSan): a few seconds each in `make test`,
 # so they keep building and running; `make fuzz` runs each for FUZZ_SECONDS.
