@@ -23,7 +23,7 @@ def test_the_plan_is_the_cli_plan(olla_binary, tmp_path):
     assert plan.to_json() == out.read_text()
     assert plan.report["optimal_order"] and plan.report["optimal_placement"]
     assert plan.report["options"]["work_limit"] == "100000"
-    assert len(plan.order) == 291 and plan.alignment == 512
+    assert len(plan.order) == 290 and plan.alignment == 512
     assert plan.arena_bytes == plan.report["arena_bytes"]
     assert plan.text().startswith("graph             resnet18.train.b1")
     assert plan.svg().startswith("<?xml")
@@ -82,7 +82,7 @@ def test_bad_graphs_and_budgets_raise_value_error():
 
 def test_a_budget_only_recomputation_meets_gives_a_plan_that_recomputes():
     graph = ROOT / "models" / "gpt2_small.train.b1.json.gz"
-    budget = olla.simulate(graph)["lower_bound_bytes"] // 2
+    budget = olla.simulate(graph)["lower_bound_bytes"] // 5 * 3
     plan = olla.optimize_graph(graph, memory_budget=budget, work_limit=200_000,
                                time_limit=3600)  # wall clock: far away, work stops it
     assert plan.arena_bytes <= budget
