@@ -2,7 +2,7 @@
 and every placement method on every zoo graph, timed end to end (loading and writing
 included) against the limit. Writes bench/results/limits.md.
 
-    /usr/bin/python3 bench/limits.py [--olla build/bin/olla] [--time-limit 2]
+    .venv/bin/python bench/limits.py [--olla build/bin/olla] [--time-limit 2]
 
 A run is within its limit when it returns in at most the limit plus 10 % plus one
 second (the target of the issue that set the limits); the table lists every run that

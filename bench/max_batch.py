@@ -3,7 +3,7 @@ with recomputation adding at most 10 % compute:
 `python -m olla.torch.max_batch MODEL --memory M --json` on zoo models. Writes
 bench/results/max_batch.md.
 
-    /usr/bin/python3 bench/max_batch.py [--memory 16GiB] [--models resnet50,gpt2_small]
+    .venv/bin/python bench/max_batch.py [--memory 16GiB] [--models resnet50,gpt2_small]
 
 Each answer carries its evidence: the bytes at the batch found and at the next one.
 """

@@ -4,7 +4,7 @@ at batch 32 (four of the zoo's and two torchvision models outside it), `olla opt
 write by hand (torch.utils.checkpoint around every block), compared at the memory the
 checkpointing reaches. Writes bench/results/remat.md.
 
-    /usr/bin/python3 bench/remat.py [--olla build/bin/olla] [--time-limit 60]
+    .venv/bin/python bench/remat.py [--olla build/bin/olla] [--time-limit 60]
 
 Per-block checkpointing keeps each block's input and runs the block's forward again
 when the backward pass reaches it: here, every forward op of the block that olla may
@@ -22,6 +22,7 @@ import json
 import pathlib
 import re
 import subprocess
+import sys
 import tempfile
 
 from machine import machine
@@ -183,7 +184,7 @@ def main():
         paths = [ROOT / "models" / f"{name}.train.b32.json.gz" for name in ZOO]
         for name in OUTSIDE:
             path = work / f"{name}.train.b32.json.gz"
-            subprocess.run(["/usr/bin/python3", "-m", "olla.capture", name, "--batch", "32",
+            subprocess.run([sys.executable, "-m", "olla.capture", name, "--batch", "32",
                             "-o", str(path)], check=True, capture_output=True)
             paths.append(path)
         for path in paths:

@@ -4,7 +4,7 @@ olla steps beside three eager PyTorch steps on a copy, for two budgets: half the
 activation peak (the budgets of bench/remat.py), and half the proven bound of every
 order (which only recomputation meets). Writes bench/results/remat_runtime.md.
 
-    /usr/bin/python3 bench/remat_runtime.py [--models gpt2_small:1,vit_b_16:4,...]
+    .venv/bin/python bench/remat_runtime.py [--models gpt2_small:1,vit_b_16:4,...]
 
 Per model and budget (from the report of an unbudgeted plan of the same step, so that
 both count each op's scratch as its workspace): the plan's arena and recomputations, what the planned arena served and what fell

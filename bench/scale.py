@@ -2,7 +2,7 @@
 1M ops, timed end to end (loading and writing included) against its limit, with its
 peak memory. Writes bench/results/scale.md.
 
-    /usr/bin/python3 bench/scale.py [--olla build/bin/olla] [--sizes 100000,300000,1000000]
+    .venv/bin/python bench/scale.py [--olla build/bin/olla] [--sizes 100000,300000,1000000]
 
 A command is within its limit when it returns in at most the limit plus 10 % plus one
 second (the target of the issue that set these limits). Loading is part of every run:

@@ -3,7 +3,7 @@ optimal (`olla generate --shape`, src/olla/graph/hard_graphs.h), at 1k, 10k and 
 ops, each order checked by `olla check`; and a 1,000,000-op mixture loaded, scheduled
 with the heuristics (`--method greedy`) and checked. Writes bench/results/synthetic.md.
 
-    /usr/bin/python3 bench/synthetic.py [--olla build/bin/olla] [--sizes 1000,10000,100000]
+    .venv/bin/python bench/synthetic.py [--olla build/bin/olla] [--sizes 1000,10000,100000]
 
 Seconds are wall clock of each command (loading and writing included), peak memory
 its maximum resident set, both from /usr/bin/time.
