@@ -2,6 +2,7 @@
 planned by olla, and run in olla's order inside the planned arena (docs/torch.md)."""
 
 import torch
+from torch.optim.optimizer import _get_scalar_dtype
 
 from .. import planning
 from ..capture.step import apply_scalars, capture_training_step
@@ -131,8 +132,8 @@ class OllaStep:
             for i, p in enumerate(parameters):
                 own = state[p]
                 if "step" not in own:
-                    # As torch.optim's Adam makes it (optimizer._get_scalar_dtype).
-                    own["step"] = torch.tensor(0.0, dtype=_scalar_dtype())
+                    # As torch.optim's Adam makes it.
+                    own["step"] = torch.tensor(0.0, dtype=_get_scalar_dtype())
                     own["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
                     own["exp_avg_sq"] = torch.zeros_like(
                         p, memory_format=torch.preserve_format)
@@ -181,10 +182,6 @@ class OllaStep:
         return result
 
     step = __call__
-
-
-def _scalar_dtype():
-    return torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
 
 
 def _tensors(name, values):
