@@ -95,6 +95,13 @@ def _option_text(name, value):
                      f"got {type(value).__name__}")
 
 
+def check_options(**options):
+    """Raises ValueError naming the first bad option of optimize_graph, as optimize_graph
+    would, without a graph: front ends call it before any expensive work."""
+    _olla.check_options({name: _option_text(name, value)
+                         for name, value in options.items()})
+
+
 def optimize_graph(graph, **options):
     """Orders, places and checks `graph`: a Plan (see the module's documentation).
 

@@ -1,6 +1,8 @@
 #include "olla/runtime/planned_arena.h"
 
 #include <cstdint>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -143,6 +145,32 @@ TEST(PlannedArenaTest, AKnownRequestIndexSkipsTemporariesOfTheSameSize) {
   EXPECT_TRUE(arena.Free(second));
   EXPECT_EQ(arena.window()[1].freed_at, 3);  // Freed after the third request.
   for (void* p : {first, output}) EXPECT_TRUE(arena.Free(p));
+}
+
+TEST(PlannedArenaTest, ARequestIndexIsPreferredToASlotForAnyRequest) {
+  PlannedArena arena(256);
+  // A worker thread's scratch (any request of its size), then the op's output.
+  arena.Announce({{0, 64, -1}, {128, 64, 0}});
+  void* output = arena.Allocate(64);  // Request 0: its own slot, not the first.
+  void* scratch = arena.Allocate(64);
+  EXPECT_EQ(static_cast<char*>(output) - static_cast<char*>(scratch), 128);
+  EXPECT_EQ(arena.stats().served, 2);
+  for (void* p : {output, scratch}) EXPECT_TRUE(arena.Free(p));
+}
+
+TEST(PlannedArenaTest, TheWindowMarksRequestsOfOtherThreads) {
+  PlannedArena arena(0);
+  arena.Announce({});
+  void* here = arena.Allocate(32);
+  void* there = nullptr;
+  std::thread worker([&] { there = arena.Allocate(48); });
+  worker.join();
+  const std::vector<ArenaRequest> window = arena.window();
+  ASSERT_EQ(window.size(), 2u);
+  EXPECT_FALSE(window[0].other_thread);
+  EXPECT_TRUE(window[1].other_thread);
+  EXPECT_EQ(window[1].size, 48);
+  for (void* p : {here, there}) EXPECT_TRUE(arena.Free(p));
 }
 
 }  // namespace

@@ -138,6 +138,14 @@ class Optimizer:
                 "changed since "
                 "olla.torch.optimize traced the step; call olla.torch.optimize again")
 
+    def eager_optimizer(self):
+        """The torch.optim optimizer whose step the traced update computes: the user's
+        own, or for a name, a new one of that kind and options over the parameters."""
+        if self.torch_optimizer is not None:
+            return self.torch_optimizer
+        kind = torch.optim.Adam if self.kind == "adam" else torch.optim.SGD
+        return kind(self.parameters, **self.groups[0])
+
     def state_names(self):
         """Names of the state tensors kept per parameter, in a fixed order."""
         if self.kind == "sgd":

@@ -10,7 +10,9 @@ from torch._subclasses.fake_tensor import (DataDependentOutputException,
                                            DynamicOutputShapeException, FakeTensorMode)
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.func import functional_call
+from torch.nn.utils.stateless import _reparametrize_module
 
+from .loop import Loop
 from .optimizers import Optimizer, find_slots
 from .rewrites import eliminate_copies
 from .storage import CaptureError, build_graph
@@ -120,7 +122,7 @@ class TrainingStep:
     """
 
     def __init__(self, model, example_inputs, loss_fn=None, targets=(), optimizer="sgd",
-                 lr=0.01, mode="train", example_kwargs=None):
+                 lr=0.01, mode="train", example_kwargs=None, loop=None):
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (expected train or eval)")
         if mode == "train" and loss_fn is None:
@@ -128,9 +130,10 @@ class TrainingStep:
         self.model = model
         self.mode = mode
         self.loss_fn = loss_fn
-        self.inputs = list(example_inputs)
-        self.kwargs = dict(example_kwargs or {})
-        self.targets = list(targets) if mode == "train" else []
+        self.loop = loop or Loop()
+        self.inputs = [at_offset_zero(t) for t in example_inputs]
+        self.kwargs = {k: at_offset_zero(t) for k, t in (example_kwargs or {}).items()}
+        self.targets = [at_offset_zero(t) for t in targets] if mode == "train" else []
         learned, others = _named_tensors(model, mode == "train")
         self.parameter_aliases = [names for names, _ in learned]
         self.state_aliases = [names for names, _ in others]
@@ -177,14 +180,89 @@ class TrainingStep:
             with _model_mode(self.model, False), annotate.phase_of("forward"), \
                     torch.no_grad():
                 return functional_call(self.model, state, tuple(inputs), kwargs)
-        with _model_mode(self.model, True), annotate.phase_of("forward"):
-            output = functional_call(self.model, state, tuple(inputs), kwargs)
-            loss = self.loss_fn(output, *targets)
-        with annotate.phase_of("backward"):
-            gradients = torch.autograd.grad(loss, parameters)
+        loop = self.loop
+        total, gradients = None, None
+        for micro_inputs, micro_kwargs, micro_targets in loop.micro_batches(
+                inputs, kwargs, targets):
+            with _model_mode(self.model, True), annotate.phase_of("forward"), \
+                    loop.autocast_context():
+                output = functional_call(self.model, state, tuple(micro_inputs),
+                                         micro_kwargs)
+                loss = _checked_loss(self.loss_fn(output, *micro_targets))
+            with annotate.phase_of("backward"):
+                more = torch.autograd.grad(loss, parameters)
+                with torch.no_grad():
+                    # As loss.backward() accumulates into .grad.
+                    gradients = more if gradients is None else [
+                        g.add_(m) for g, m in zip(gradients, more)]
+                    total = loss if total is None else total + loss
+        if loop.before_update is not None:
+            with annotate.phase_of("optimizer"), self._gradients_in_place(
+                    parameters, gradients, state) as held:
+                loop.before_update()
+            gradients = held
         with annotate.phase_of("optimizer"), torch.no_grad():
             self.optimizer.update(parameters, gradients, optimizer_state, self.scalars)
-        return loss
+        return total
+
+    @contextlib.contextmanager
+    def _gradients_in_place(self, parameters, gradients, state):
+        """The traced parameters, their gradients in .grad, where user code reaches
+        parameters: the model's (reparametrized as in the forward pass) and the
+        optimizer's param groups. Yields a list that holds the gradients afterwards
+        (the code may replace a .grad)."""
+        held = []
+        for p, g in zip(parameters, gradients):
+            p.grad = g
+        groups = self.optimizer.torch_optimizer.param_groups \
+            if self.optimizer.torch_optimizer is not None else []
+        traced = {id(real): p for real, p in zip(self.parameters, parameters)}
+        originals = [group["params"] for group in groups]
+        try:
+            for group in groups:
+                group["params"] = [traced.get(id(p), p) for p in group["params"]]
+            with _reparametrize_module(self.model, state):
+                yield held
+        finally:
+            for group, params in zip(groups, originals):
+                group["params"] = params
+        for index, p in enumerate(parameters):
+            if p.grad is None:
+                raise CaptureError(f"before_update set the gradient of parameter "
+                                   f"'{self.parameter_names[index]}' to None")
+            held.append(p.grad)
+            p.grad = None
+
+
+# The ops that take a storage offset, which is absolute: the only ones whose result
+# depends on where in its storage an input tensor starts.
+OFFSET_OPS = frozenset({torch.ops.aten.as_strided.default, torch.ops.aten.as_strided_.default,
+                        torch.ops.aten.as_strided_scatter.default})
+
+
+def at_offset_zero(tensor):
+    """`tensor`, or a copy with the same strides at the start of its own storage: the
+    step is traced for inputs at offset 0, so that a batch sliced from a larger tensor
+    elsewhere (OFFSET_OPS) reads right. A tensor whose elements overlap stays as is."""
+    if not isinstance(tensor, torch.Tensor) or tensor.storage_offset() == 0 or \
+            torch._debug_has_internal_overlap(tensor) != 0:
+        return tensor
+    copy = torch.empty_strided(tensor.shape, tensor.stride(), dtype=tensor.dtype,
+                               device=tensor.device)
+    return copy.copy_(tensor.detach()).requires_grad_(tensor.requires_grad)
+
+
+def _checked_loss(loss):
+    """loss_fn's value, which must be what loss.backward() takes: a one-element
+    floating-point tensor."""
+    if not isinstance(loss, torch.Tensor):
+        raise CaptureError(f"loss_fn returned a {type(loss).__name__}; expected the loss "
+                           f"as a one-element floating-point tensor")
+    if loss.numel() != 1 or not loss.is_floating_point():
+        raise CaptureError(f"loss_fn returned a tensor of shape {tuple(loss.shape)} "
+                           f"{str(loss.dtype).replace('torch.', '')}; expected the loss "
+                           f"as a one-element floating-point tensor")
+    return loss
 
 
 def _module_of_input(name):
@@ -334,7 +412,7 @@ def trace(step):
 def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optimizer="sgd",
                           lr=0.01, mode="train", name=None, metadata=None,
                           example_kwargs=None, keep_random_order=False,
-                          copy_elimination=False):
+                          copy_elimination=False, loop=None):
     """Captures one step of `model` as an olla Graph.
 
     Train mode: forward pass on `example_inputs`, `loss_fn(output, *targets)`, the
@@ -345,10 +423,11 @@ def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optim
     options and scalars: optimizers.py); example_kwargs are keyword tensor inputs;
     keep_random_order chains the random ops (dropout) in their traced order;
     copy_elimination applies the exact rewrites of rewrites.py (the graph's metadata
-    "rewrites" says which applied, how often).
+    "rewrites" says which applied, how often); loop: a loop.Loop (micro-batches,
+    autocast, code before the update), train mode only.
     """
     step = TrainingStep(model, example_inputs, loss_fn, targets, optimizer, lr, mode,
-                        example_kwargs)
+                        example_kwargs, loop)
     gm, slots = trace(step)
     applied = eliminate_copies(gm) if copy_elimination else {}
     values = _fake_values(gm, step.example_arguments())
@@ -360,6 +439,8 @@ def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optim
         info["rewrites"] = applied
     if mode == "train":
         info["optimizer"] = step.optimizer.name
+        if step.loop != Loop():
+            info["loop"] = step.loop.description()
     info.update(metadata or {})
     graph = build_graph(gm, values, annotations, step.input_descriptions(),
                         name or type(model).__name__, info, keep_random_order)

@@ -5,7 +5,8 @@ batch that fits a memory (docs/torch.md)."""
 
 from .batch import BatchSizes, Fit, max_batch_size
 from .memory import eager_step, measure, resident_peak_bytes
+from .self_check import SelfCheckError
 from .step import OllaStep, optimize
 
-__all__ = ["BatchSizes", "Fit", "OllaStep", "eager_step", "max_batch_size", "measure",
-           "optimize", "resident_peak_bytes"]
+__all__ = ["BatchSizes", "Fit", "OllaStep", "SelfCheckError", "eager_step",
+           "max_batch_size", "measure", "optimize", "resident_peak_bytes"]

@@ -36,7 +36,9 @@ def _round_up(size, alignment):
 class OpProfile:
     """One op's allocation requests in a real run: outputs {buffer: request index},
     and scratch [(request index, bytes, offset in the op's workspace)]: the requests
-    freed before the op ended, packed first fit by when they were live."""
+    freed before the op ended, packed first fit by when they were live (the index is
+    -1, matched by size, for a request made on a kernel's worker thread, which is
+    packed apart from every other)."""
 
     def __init__(self, outputs, scratch):
         self.outputs = outputs
@@ -48,19 +50,23 @@ class OpProfile:
 
 
 def _pack_scratch(requests):
-    """First-fit offsets for scratch requests [(index, size, freed_at)], each live from
-    its request to its free (in request counts): [(index, size, offset)]."""
+    """First-fit offsets for scratch requests [(index, size, freed_at, other_thread)],
+    each live from its request to its free (in request counts), or, made on another
+    thread, at any time during the op: [(index or -1 for another thread's, size,
+    offset)]."""
     packed = []
-    for index, size, freed_at in requests:
-        live = sorted((offset, offset + _round_up(other, _SCRATCH_ALIGNMENT))
-                      for _, other, offset, freed in packed if freed > index)
+    for index, size, freed_at, other in requests:
+        live = sorted((offset, offset + _round_up(size_, _SCRATCH_ALIGNMENT))
+                      for _, size_, offset, freed, other_ in packed
+                      if other or other_ or freed > index)
         offset = 0
         for begin, end in live:
             if begin - offset >= _round_up(size, _SCRATCH_ALIGNMENT):
                 break
             offset = max(offset, end)
-        packed.append((index, size, offset, freed_at))
-    return [(index, size, offset) for index, size, offset, _ in packed]
+        packed.append((index, size, offset, freed_at, other))
+    return [(-1 if other else index, size, offset)
+            for index, size, offset, _, other in packed]
 
 
 def constants(gm):
@@ -164,13 +170,17 @@ def _release_lists(steps, output):
 
 def calibrate(graph, flat_arguments):
     """Runs graph.fx in its traced order on `flat_arguments` (copies: the step updates
-    them) with a counting allocator; returns {op id: OpProfile}."""
+    them) with a counting allocator; returns ({op id: OpProfile}, the step's output).
+    An output whose real size differs from the traced one gets the real size in the
+    graph, and graph.metadata["resized_by_calibration"] lists it {buffer name:
+    (traced bytes, real bytes)}."""
     gm = graph.fx
     nodes = list(gm.graph.nodes)
     placeholders = [n for n in nodes if n.op == "placeholder"]
     output = next(n for n in nodes if n.op == "output")
     order = [n for n in nodes if n.op == "call_function"]
     profiles = {}
+    resized = {}
     counter = arenas.new_arena(0)
 
     def before(step):
@@ -181,7 +191,8 @@ def calibrate(graph, flat_arguments):
         if op is None:
             return
         window = counter.window()
-        index_of = {address: i for i, (size, address, _) in enumerate(window) if address}
+        index_of = {address: i for i, (size, address, _, _) in enumerate(window)
+                    if address}
         outputs, taken = {}, set()
         allocated = set(graph.ops[op].allocates)
         for buffer, tensor in zip(flatten(graph.node_buffers[node.name]), flatten(value)):
@@ -191,18 +202,30 @@ def calibrate(graph, flat_arguments):
             if request is None:
                 continue
             taken.add(request)
-            if buffer in allocated and window[request][0] == graph.buffers[buffer].size:
-                outputs[buffer] = request
+            if buffer not in allocated:
+                continue
+            size = window[request][0]
+            if size != graph.buffers[buffer].size:
+                # The fake kernel the trace ran disagrees with the real one (CPU
+                # batch norm on bf16 input under autocast keeps its statistics in
+                # float32): the real run is what the plan must place.
+                resized[graph.buffers[buffer].name] = (graph.buffers[buffer].size, size)
+                graph.buffers[buffer].size = size
+            # Another thread's request has no fixed index: announced by size.
+            outputs[buffer] = -1 if window[request][3] else request
         # Scratch that outlives the op (a kernel's cache) is left to fall through.
-        scratch = [(i, size, freed_at) for i, (size, address, freed_at) in enumerate(window)
+        scratch = [(i, size, freed_at, other)
+                   for i, (size, address, freed_at, other) in enumerate(window)
                    if size > 0 and i not in taken and freed_at >= 0]
         profiles[op] = OpProfile(outputs, _pack_scratch(scratch))
 
     steps = [_Step(node) for node in order]
     with arenas.installed(counter):
-        _run_steps(steps, placeholders, flat_arguments, _release_lists(steps, output),
-                   output, before, after, constants(gm))
-    return profiles
+        result = _run_steps(steps, placeholders, flat_arguments,
+                            _release_lists(steps, output), output, before, after,
+                            constants(gm))
+    graph.metadata["resized_by_calibration"] = resized
+    return profiles, result
 
 
 class PlanExecutor:

@@ -1,23 +1,21 @@
 """The memory of an eager step against olla's, through PyTorch's
 CPU allocator."""
 
+from ..capture.loop import Loop
 from . import arena as arenas
 
 
 def eager_step(model, optimizer, loss_fn, inputs, targets=(), kwargs=None):
     """One eager training step as users write it; returns the loss."""
-    optimizer.zero_grad(set_to_none=True)
-    loss = loss_fn(model(*inputs, **(kwargs or {})), *targets)
-    loss.backward()
-    optimizer.step()
-    return loss.detach()
+    return Loop().eager_step(model, optimizer, loss_fn, inputs, targets, kwargs)
 
 
-def measure_eager(model, optimizer, loss_fn, inputs, targets=(), kwargs=None):
-    """Peak bytes allocated through PyTorch's CPU allocator during one eager step, the
-    state (parameters, optimizer state, inputs) allocated beforehand."""
+def measure_eager(model, optimizer, loss_fn, inputs, targets=(), kwargs=None, loop=None):
+    """Peak bytes allocated through PyTorch's CPU allocator during one eager step (of
+    `loop`, a capture.loop.Loop, when given), the state (parameters, optimizer state,
+    inputs) allocated beforehand."""
     with arenas.counting() as stats:
-        eager_step(model, optimizer, loss_fn, inputs, targets, kwargs)
+        (loop or Loop()).eager_step(model, optimizer, loss_fn, inputs, targets, kwargs)
         optimizer.zero_grad(set_to_none=True)  # Inside: the gradients' bytes are ours.
     return stats().fall_through_peak_bytes
 
@@ -26,22 +24,20 @@ def measure(olla_step, inputs, targets=(), kwargs=None, print_result=True):
     """Runs one eager step and one olla step of `olla_step`'s model and optimizer (both
     update them, as training would) and returns a dict: eager_peak_bytes (the peak of
     live bytes PyTorch allocated), olla_arena_bytes, olla_fall_through_peak_bytes,
-    olla_peak_bytes (their sum), saving (1 - olla / eager), predicted_saving (the
-    plan's, against the eager live peak of the graph) and the arena's stats."""
+    olla_peak_bytes (their sum), saving (1 - olla / eager), predicted_saving
+    (OllaStep.predicted_saving) and the arena's stats."""
     model, optimizer = olla_step.model, olla_step.optimizer
     inputs = list(inputs)
     targets = list(targets)
     eager = measure_eager(model, optimizer, olla_step.graph.step.loss_fn, inputs, targets,
-                          kwargs)
+                          kwargs, olla_step.loop)
     olla_step(*inputs, targets=targets, **(kwargs or {}))
     stats = olla_step.last_stats
-    report = olla_step.report
     result = dict(
         eager_peak_bytes=eager, olla_arena_bytes=stats.arena_bytes,
         olla_fall_through_peak_bytes=stats.fall_through_peak_bytes,
         olla_peak_bytes=stats.peak_bytes, saving=1 - stats.peak_bytes / eager,
-        predicted_saving=1 - report["arena_bytes"] / report["eager_peak_live_bytes"],
-        stats=stats)
+        predicted_saving=olla_step.predicted_saving(), stats=stats)
     if print_result:
         print(f"eager PyTorch step:  {eager / 2**20:10.1f} MiB at peak\n"
               f"olla step:           {stats.peak_bytes / 2**20:10.1f} MiB at peak "

@@ -1,13 +1,20 @@
 """olla.torch.optimize: the user's model and optimizer, one training step captured,
 planned by olla, and run in olla's order inside the planned arena (docs/torch.md)."""
 
+import time
+import warnings
+
 import torch
 from torch.optim.optimizer import _get_scalar_dtype
+from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from .. import planning
-from ..capture.step import apply_scalars, capture_training_step
+from ..capture.step import (OFFSET_OPS, apply_scalars, at_offset_zero,
+                            capture_training_step)
+from ..capture.loop import Loop
 from ..capture.storage import CaptureError
 from . import arena as arenas
+from .self_check import check_against_eager
 from .executor import PlanExecutor, calibrate, flat_tensors
 
 
@@ -30,7 +37,7 @@ class OllaStep:
     """
 
     def __init__(self, model, example_inputs, loss_fn, optimizer, targets, example_kwargs,
-                 options, copy_elimination=True):
+                 options, copy_elimination=True, self_check=True, loop=None):
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
         if not isinstance(optimizer, torch.optim.Optimizer):
@@ -40,24 +47,36 @@ class OllaStep:
             raise ValueError("loss_fn: expected a callable (output, *targets) -> loss")
         self.model = model
         self.optimizer = optimizer
+        self.loop = loop or Loop()
+        _check_no_autocast("olla.torch.optimize")
         inputs = _tensors("example_inputs", example_inputs)
         kwargs = _keyword_tensors(example_kwargs)
         targets = _tensors("targets", targets)
+        self.loop.micro_batches(inputs, kwargs, targets)  # Raises for a ragged split.
+        started = time.perf_counter()
         try:
             self.graph = capture_training_step(
                 model, inputs, loss_fn, targets, optimizer=optimizer, mode="train",
                 name=type(model).__name__, example_kwargs=kwargs, keep_random_order=True,
-                copy_elimination=copy_elimination)
+                copy_elimination=copy_elimination, loop=loop)
         except CaptureError as error:
             raise ValueError(f"olla cannot capture this model's step: {error} (see "
                              f"docs/torch.md, 'What it cannot do')") from None
         self.traced = self.graph.step
-        self.profiles = self._calibrate()
+        self._check_trainable()
+        self.timings = {"capture": time.perf_counter() - started}
+        self.profiles, self.self_check = self._calibrate(self_check)
+        started = time.perf_counter()
         self.plan = planning.optimize_graph(self.graph, **options)
+        self.timings["plan"] = time.perf_counter() - started
         self.report = self.plan.report
         self.executor = PlanExecutor(self.graph, self.plan, self.profiles)
-        self.signature = [(t.shape, t.dtype) for t in inputs + list(kwargs.values())
-                          + targets]
+        traced = self.traced
+        self.signature = [(t.shape, t.dtype, t.stride()) for t in
+                          traced.inputs + list(traced.kwargs.values()) + traced.targets]
+        # Whether an input's storage offset can change what the step computes.
+        self.reads_offsets = any(node.target in OFFSET_OPS for node in
+                                 self.graph.fx.graph.nodes)
         self.input_names = ([f"inputs[{i}]" for i in range(len(inputs))]
                             + [f"keyword input '{k}'" for k in kwargs]
                             + [f"targets[{i}]" for i in range(len(targets))])
@@ -66,21 +85,49 @@ class OllaStep:
         self.last_stats = None
         self.arena = None  # Allocated at the first step, then reused by every step.
 
-    def _calibrate(self):
+    def _calibrate(self, check):
         """One run of the traced step on copies of its arguments, to learn each op's
         allocations (executor.calibrate); every op's scratch becomes its workspace in
         the graph, so the plan places it. Costs one step's compute and, while it runs,
-        a copy of the state the step updates."""
-        copies = [t.detach().clone() for t in
-                  torch.utils._pytree.tree_flatten(self.traced.example_arguments())[0]]
+        a copy of the state the step updates. With `check`, the run's result is then
+        compared with an eager step's (self_check.py), which costs an eager step and
+        another copy. The CPU generator is left as it was. Returns (profiles, the
+        self_check.SelfCheck or None)."""
+        flat, spec = tree_flatten(self.traced.example_arguments())
+        copies = [t.detach().clone() for t in flat]
+        # The scalars of a first step, from the state the capture made (zeros).
+        apply_scalars(self.graph.scalar_slots,
+                      self.traced.optimizer.scalar_values(first_step=True))
+        generator = torch.get_rng_state()
+        started = time.perf_counter()
+        profiles, output = calibrate(self.graph, copies)
+        self.timings["calibrate"] = time.perf_counter() - started
+        checked = None
+        try:
+            if check:
+                started = time.perf_counter()
+                updated = tree_unflatten(copies, spec)
+                del copies
+                result = (flat_tensors(output)[0],) + tuple(updated[:3])
+                del output, updated
+                checked = check_against_eager(self.graph, flat, result, generator)
+                self.timings["self_check"] = time.perf_counter() - started
+        finally:
+            torch.set_rng_state(generator)
         # The zero optimizer state the capture made is not needed again: the steps use
         # the optimizer's own.
         self.traced.optimizer_state = None
-        profiles = calibrate(self.graph, copies)
-        del copies
         for op, profile in profiles.items():
             self.graph.ops[op].workspace = profile.workspace()
-        return profiles
+        return profiles, checked
+
+    def predicted_saving(self):
+        """1 - the plan's arena / eager PyTorch's peak: the eager step's peak as the
+        self-check measured it (kernels' scratch and all), else the graph's model of
+        it (the report's eager_peak_live_bytes)."""
+        eager = (self.self_check.eager_peak_bytes if self.self_check
+                 else self.report["eager_peak_live_bytes"])
+        return 1 - self.plan.arena_bytes / eager
 
     def svg(self):
         """The picture of `olla optimize --svg`: eager PyTorch beside this plan."""
@@ -96,7 +143,8 @@ class OllaStep:
             raise ValueError(f"keyword inputs: captured with {sorted(self.kwarg_names)}, "
                              f"got {sorted(kwargs)}")
         given = list(inputs) + [kwargs[k] for k in self.kwarg_names] + list(targets)
-        for name, tensor, (shape, dtype) in zip(self.input_names, given, self.signature):
+        for name, tensor, (shape, dtype, stride) in zip(self.input_names, given,
+                                                         self.signature):
             if not isinstance(tensor, torch.Tensor):
                 raise ValueError(f"{name}: expected a tensor, got {type(tensor).__name__}")
             if tensor.shape != shape or tensor.dtype != dtype:
@@ -107,6 +155,38 @@ class OllaStep:
             if tensor.device.type != "cpu":
                 raise ValueError(f"{name}: on {tensor.device}; olla's runtime runs on the "
                                  f"CPU (docs/gpu.md)")
+            if tensor.stride() != stride:
+                raise ValueError(
+                    f"{name}: strides {tensor.stride()} differ from the captured "
+                    f"{stride} (another memory format or a permuted view); the step "
+                    f"was traced for the example's layout: pass the batch in that "
+                    f"layout (.contiguous() or .to(memory_format=...)) or call "
+                    f"olla.torch.optimize again with an example of this layout")
+
+    def _in_traced_layout(self, tensors):
+        """The inputs as the step was traced for them: at storage offset 0 where the
+        graph reads offsets (capture.step.OFFSET_OPS)."""
+        return [at_offset_zero(t) for t in tensors] if self.reads_offsets else tensors
+
+    def _check_trainable(self):
+        """The parameters the step trains are those it was traced with: a parameter
+        unfrozen or frozen since, or one added to the optimizer, would be silently left
+        out of (or kept in) the update."""
+        traced = {id(p) for p in self.traced.parameters}
+        for name, p in self.model.named_parameters():
+            if p.requires_grad != (id(p) in traced):
+                now = "requires" if p.requires_grad else "does not require"
+                raise ValueError(
+                    f"model: parameter '{name}' {now} grad now, unlike when "
+                    f"olla.torch.optimize traced the step; call olla.torch.optimize "
+                    f"again")
+        for index, group in enumerate(self.optimizer.param_groups):
+            for p in group["params"]:
+                if p.requires_grad and id(p) not in traced:
+                    raise ValueError(
+                        f"optimizer: param_groups[{index}] holds a parameter the step "
+                        f"was not traced with (added since, as by add_param_group); "
+                        f"call olla.torch.optimize again")
 
     def _optimizer_state(self):
         """The user's optimizer state, created as torch.optim would on its first step,
@@ -157,11 +237,16 @@ class OllaStep:
         inputs = list(inputs)
         targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
         self._check_inputs(inputs, kwargs, targets)
+        self._check_trainable()
+        _check_no_autocast("the step")
         state, steps, fresh_momentum = self._optimizer_state()
         apply_scalars(self.graph.scalar_slots,
                       self.traced.optimizer.scalar_values(steps, fresh_momentum))
-        arguments = (self.traced.parameters, self._module_state(), state, inputs,
-                     {k: kwargs[k] for k in self.traced.kwargs}, targets)
+        kwargs = {k: kwargs[k] for k in self.traced.kwargs}
+        arguments = (self.traced.parameters, self._module_state(), state,
+                     self._in_traced_layout(inputs),
+                     dict(zip(kwargs, self._in_traced_layout(list(kwargs.values())))),
+                     self._in_traced_layout(targets))
         flat = torch.utils._pytree.tree_flatten(arguments)[0]
         if self.arena is None:
             self.arena = arenas.new_arena(self.plan.arena_bytes)
@@ -182,6 +267,19 @@ class OllaStep:
         return result
 
     step = __call__
+
+
+def _check_no_autocast(what):
+    """An autocast region around the step is refused: one region over several eager
+    steps reuses its first casts of the weights (autocast's cache), which no traced
+    step can follow; autocast=dtype puts it around the forward pass, as PyTorch
+    advises."""
+    if torch.is_autocast_enabled("cpu"):
+        raise ValueError(
+            f"autocast: {what} runs inside torch.autocast; pass autocast=torch.bfloat16 "
+            f"(or float16) to olla.torch.optimize instead, which puts autocast around "
+            f"the forward pass and the loss, and call optimize and the step outside "
+            f"autocast")
 
 
 def _tensors(name, values):
@@ -212,22 +310,37 @@ CPU_ALIGNMENT = 64
 
 def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=10.0,
              memory_budget=None, example_kwargs=None, alignment=CPU_ALIGNMENT,
-             copy_elimination=True, **options):
+             copy_elimination=True, self_check=True, accumulate=1, autocast=None,
+             before_update=None, **options):
     """Captures one training step of `model` (forward on example_inputs and
     example_kwargs, loss_fn(output, *targets), backward, `optimizer`'s update), plans
     it with olla (the options of olla.optimize_graph: time_limit, memory_budget,
     work_limit, alignment, ...) and returns an OllaStep that runs it.
     copy_elimination: the exact rewrites of olla.capture.rewrites (copies autograd
     makes that the step need not: an in-place ReLU6's saved input), which change no
-    value; False keeps the step as PyTorch traces it."""
+    value; False keeps the step as PyTorch traces it.
+    self_check: compare the traced step with an eager step before planning and raise
+    SelfCheckError (a ValueError) where they differ (self_check.py); False skips it,
+    with a warning, for a step too large to run eagerly.
+    accumulate, autocast, before_update: the training loop around the update
+    (olla.capture.loop.Loop: micro-batches, autocast around the forward pass, code
+    between backward and the update such as gradient clipping).
+    Options and arguments are checked before anything is captured."""
     options = dict(options, time_limit=time_limit, alignment=alignment)
     if memory_budget is not None:
         options["memory_budget"] = memory_budget
-    if not isinstance(copy_elimination, bool):
-        raise ValueError(f"copy_elimination: expected True or False, got "
-                         f"{copy_elimination!r}")
+    for name, value in (("copy_elimination", copy_elimination),
+                        ("self_check", self_check)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{name}: expected True or False, got {value!r}")
+    loop = Loop(accumulate, autocast, before_update)
+    planning.check_options(**options)
+    if not self_check:
+        warnings.warn("olla.torch.optimize(self_check=False): the traced step is not "
+                      "compared with eager PyTorch's; olla cannot tell whether it trains "
+                      "the same model", stacklevel=2)
     return OllaStep(model, example_inputs, loss_fn, optimizer, targets, example_kwargs,
-                    options, copy_elimination)
+                    options, copy_elimination, self_check, loop)
 
 
 __all__ = ["OllaStep", "optimize", "flat_tensors"]

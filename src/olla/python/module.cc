@@ -41,13 +41,23 @@ Graph ReadGraph(const std::string& source, bool from_file) {
   return ValueOrRaise(from_file ? LoadGraph(source) : ParseGraph(source));
 }
 
-py::dict PyOptimize(const std::string& source, bool from_file,
-                    const std::map<std::string, std::string>& options) {
+OptimizeRequest RequestOf(const std::map<std::string, std::string>& options) {
   OptimizeRequest request;
   for (const auto& [name, text] : options) {
     if (Status status = SetOptimizeOption(request, name, text); !status.ok())
       Raise(status.WithContext(name));
   }
+  return request;
+}
+
+// Validates options alone, so that a front end refuses a bad one before it captures.
+void PyCheckOptions(const std::map<std::string, std::string>& options) {
+  RequestOf(options);
+}
+
+py::dict PyOptimize(const std::string& source, bool from_file,
+                    const std::map<std::string, std::string>& options) {
+  const OptimizeRequest request = RequestOf(options);
   const Budget budget = request.MakeBudget();  // Loading is inside the limit too.
   Graph graph = [&] {
     py::gil_scoped_release release;
@@ -99,6 +109,7 @@ PYBIND11_MODULE(_olla, module) {
              py::arg("options"));
   module.def("simulate", &olla::PySimulate, py::arg("source"), py::arg("from_file"));
   module.def("option_table", &olla::PyOptionTable);
+  module.def("check_options", &olla::PyCheckOptions, py::arg("options"));
   // Solves from a process with threads run in a worker process started with this
   // command (solver/isolated_solver.h); planning.py registers the interpreter.
   module.def("set_milp_worker", &olla::SetMilpWorkerCommand, py::arg("command"));

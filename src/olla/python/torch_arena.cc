@@ -164,12 +164,13 @@ PYBIND11_MODULE(_arena, module) {
       .def(
           "window",
           [](const PlannedArena& arena) {
-            std::vector<std::tuple<int64_t, uintptr_t, int64_t>> out;
+            std::vector<std::tuple<int64_t, uintptr_t, int64_t, bool>> out;
             for (const olla::ArenaRequest& r : arena.window())
-              out.emplace_back(r.size, r.address, r.freed_at);
+              out.emplace_back(r.size, r.address, r.freed_at, r.other_thread);
             return out;
           },
-          "(size, address, freed_at or -1) per request since the last announcement")
+          "(size, address, freed_at or -1, other_thread) per request since the last "
+          "announcement")
       .def("stats", &olla::Stats)
       .def("reset_stats", &PlannedArena::ResetStats);
   module.attr("torch_version") = OLLA_TORCH_VERSION;

@@ -37,42 +37,54 @@ void PlannedArena::Announce(std::vector<PlannedSlot> slots) {
   announced_ = std::move(slots);
   claimed_.assign(announced_.size(), false);
   window_.clear();
+  announcer_ = std::this_thread::get_id();
 }
 
-void* PlannedArena::ServePlanned(size_t bytes, int64_t request) {
+int64_t PlannedArena::FindSlot(size_t bytes, int64_t request) const {
+  // The slot announced for this very request, else the first of its size announced
+  // for any request.
+  int64_t any_request = -1;
   for (size_t i = 0; i < announced_.size(); ++i) {
     const PlannedSlot& slot = announced_[i];
     if (claimed_[i] || slot.size != static_cast<int64_t>(bytes)) continue;
-    if (slot.request >= 0 && slot.request != request) continue;
-    claimed_[i] = true;
-    const int64_t begin = slot.offset;
-    const int64_t end = slot.offset + slot.size;
-    if (begin < 0 || end > arena_bytes_) {
-      ++stats_.blocked;
-      return nullptr;
-    }
-    // The first live range ending after `begin` is the only one that can overlap.
-    auto next = live_ranges_.upper_bound(begin);
-    if (next != live_ranges_.begin()) {
-      auto below = std::prev(next);
-      if (below->second > begin) next = below;
-    }
-    if (next != live_ranges_.end() && next->first < end) {
-      ++stats_.blocked;
-      return nullptr;
-    }
-    live_ranges_.emplace(begin, end);
-    ++stats_.served;
-    stats_.served_bytes += slot.size;
-    return base_ + begin;
+    if (slot.request == request) return static_cast<int64_t>(i);
+    if (slot.request < 0 && any_request < 0) any_request = static_cast<int64_t>(i);
   }
-  return nullptr;
+  return any_request;
+}
+
+void* PlannedArena::ServePlanned(size_t bytes, int64_t request) {
+  const int64_t found = FindSlot(bytes, request);
+  if (found < 0) return nullptr;
+  const PlannedSlot& slot = announced_[found];
+  claimed_[found] = true;
+  const int64_t begin = slot.offset;
+  const int64_t end = slot.offset + slot.size;
+  if (begin < 0 || end > arena_bytes_) {
+    ++stats_.blocked;
+    return nullptr;
+  }
+  // The first live range ending after `begin` is the only one that can overlap.
+  auto next = live_ranges_.upper_bound(begin);
+  if (next != live_ranges_.begin()) {
+    auto below = std::prev(next);
+    if (below->second > begin) next = below;
+  }
+  if (next != live_ranges_.end() && next->first < end) {
+    ++stats_.blocked;
+    return nullptr;
+  }
+  live_ranges_.emplace(begin, end);
+  ++stats_.served;
+  stats_.served_bytes += slot.size;
+  return base_ + begin;
 }
 
 void* PlannedArena::Allocate(size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   const int64_t request = static_cast<int64_t>(window_.size());
-  window_.push_back({static_cast<int64_t>(bytes), 0});
+  window_.push_back(
+      {static_cast<int64_t>(bytes), 0, -1, std::this_thread::get_id() != announcer_});
   if (bytes == 0) return nullptr;
   if (void* planned = ServePlanned(bytes, request)) {
     window_.back().address = reinterpret_cast<uintptr_t>(planned);

@@ -20,13 +20,16 @@
 // With an arena of 0 bytes and no announcements it is a counting allocator: every
 // allocation falls through and the peak of live bytes is measured.
 //
-// Thread safe: kernels may allocate from several threads.
+// Thread safe: kernels may allocate from several threads. The requests of a thread
+// other than the announcing one come in no fixed order (the window marks them), so the
+// executor announces their slots by size, apart from every other request of the op.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -46,6 +49,9 @@ struct ArenaRequest {
   uintptr_t address = 0;
   // How many requests the window held when this one was freed; -1: still live.
   int64_t freed_at = -1;
+  // Made on another thread than the announcing one (a kernel's parallel region): its
+  // place among the op's requests, and its lifetime against theirs, vary run to run.
+  bool other_thread = false;
 };
 
 struct ArenaStats {
@@ -97,7 +103,9 @@ class PlannedArena {
   std::vector<ArenaRequest> window() const;
 
  private:
-  void* ServePlanned(size_t bytes, int64_t request);  // Caller holds mutex_.
+  // Caller holds mutex_ for both.
+  int64_t FindSlot(size_t bytes, int64_t request) const;  // Index in announced_, or -1.
+  void* ServePlanned(size_t bytes, int64_t request);
 
   mutable std::mutex mutex_;
   char* base_ = nullptr;
@@ -105,7 +113,8 @@ class PlannedArena {
   std::vector<PlannedSlot> announced_;
   std::vector<bool> claimed_;
   std::vector<ArenaRequest> window_;
-  std::map<int64_t, int64_t> live_ranges_;                // offset -> end, in the arena
+  std::thread::id announcer_;               // The thread that made the last announcement.
+  std::map<int64_t, int64_t> live_ranges_;  // offset -> end, in the arena
   std::unordered_map<void*, int64_t> fall_through_live_;  // pointer -> bytes
   ArenaStats stats_;
 };
