@@ -22,7 +22,7 @@ _PHASE = "olla.phase"
 _MODULE = "olla.module"
 
 
-class _Annotations:
+class Annotations:
     """Tags every traced node with its phase and the module path that produced it.
 
     The tags go in each node's meta["custom"]: torch.fx.traceback.annotate sets them,
@@ -145,7 +145,7 @@ class TrainingStep:
         self.optimizer = Optimizer(optimizer, self.parameters, lr)
         self.optimizer_state = self.optimizer.initial_state(self.parameters)
         self.scalars = self.optimizer.scalar_values()
-        self.annotations = _Annotations(model)
+        self.annotations = Annotations(model)
 
     def example_arguments(self):
         return (self.parameters, self.module_state, self.optimizer_state, self.inputs,
@@ -432,7 +432,7 @@ def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optim
     applied = eliminate_copies(gm) if copy_elimination else {}
     values = _fake_values(gm, step.example_arguments())
     annotations = _attribute_modules(
-        gm, {node: _Annotations.parse(node) for node in gm.graph.nodes},
+        gm, {node: Annotations.parse(node) for node in gm.graph.nodes},
         step.input_descriptions())
     info = {"mode": mode, "torch": torch.__version__}
     if copy_elimination:

@@ -23,6 +23,7 @@ import operator
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 
+from ..capture.step import Annotations
 from ..capture.storage import flatten
 from . import arena as arenas
 
@@ -88,12 +89,28 @@ class _Step:
     (recomputation index, node) for a recomputation's run and its unpackers); `refs`
     maps argument nodes to how to read them (_ref_value), where not env[node]."""
 
-    __slots__ = ("node", "key", "refs")
+    __slots__ = ("node", "key", "refs", "grad")
 
     def __init__(self, node, key=None, refs=None):
         self.node = node
         self.key = node if key is None else key
         self.refs = refs or {}
+        self.grad = grad_mode_of(node)
+
+
+def grad_mode_of(node):
+    """Whether eager PyTorch runs `node` with grad mode on: the forward pass does, the
+    backward pass (create_graph=False) and the update do not. Some kernels read it
+    (mkldnn_rnn_layer keeps the workspace its backward needs only with grad mode on),
+    so each op runs in its own; no argument requires grad (_detached), so nothing is
+    recorded for autograd either way."""
+    return Annotations.parse(node)[0] == "forward"
+
+
+def detached(flat_arguments):
+    """The step's arguments as the executor takes them: no tensor requires grad (the
+    user's parameters are detached aliases; updates in place still reach them)."""
+    return [t.detach() if isinstance(t, torch.Tensor) else t for t in flat_arguments]
 
 
 def _ref_value(env, ref):
@@ -128,7 +145,7 @@ def _run_steps(steps, placeholders, flat_arguments, release, output, before, aft
     """Runs `steps`, calling before(node) and after(node, value) around each op, and
     dropping the values listed in release[position] after each step. lifted: the
     get_attr nodes' tensors (constants())."""
-    env = dict(zip(placeholders, flat_arguments))
+    env = dict(zip(placeholders, detached(flat_arguments)))
     env.update(lifted)
     with torch.no_grad():
         for position, step in enumerate(steps):
@@ -139,7 +156,8 @@ def _run_steps(steps, placeholders, flat_arguments, release, output, before, aft
             else:
                 kwargs = {k: _load_refs(env, v, step.refs) for k, v in node.kwargs.items()}
                 before(step)
-                env[step.key] = node.target(*args, **kwargs)
+                with torch.set_grad_enabled(step.grad):
+                    env[step.key] = node.target(*args, **kwargs)
                 after(node, env[step.key])
             for done in release[position]:
                 del env[done]

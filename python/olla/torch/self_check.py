@@ -25,8 +25,9 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from ..capture.step import _Annotations
+from ..capture.step import Annotations
 from . import arena as arenas
+from .executor import detached, grad_mode_of
 
 
 class SelfCheckError(ValueError):
@@ -208,7 +209,8 @@ def _first_divergence(graph, flat_arguments, produced):
     class Search(torch.fx.Interpreter):
 
         def run_node(self, node):
-            output = super().run_node(node)
+            with torch.set_grad_enabled(grad_mode_of(node)):
+                output = super().run_node(node)
             if (node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload)
                     and _initialized(node.target)
                     and not set(_fingerprints(output)) <= produced):
@@ -216,8 +218,7 @@ def _first_divergence(graph, flat_arguments, produced):
             return output
 
     try:
-        with torch.no_grad():
-            Search(graph.fx).run(*flat_arguments)
+        Search(graph.fx).run(*detached(flat_arguments))
     except _Found as found:
         return found.node
     return None
@@ -231,7 +232,7 @@ class _Found(Exception):
 
 
 def _describe_node(node):
-    phase, module = _Annotations.parse(node)
+    phase, module = Annotations.parse(node)
     where = f" in module '{module}'" if module else ""
     return f"{node.target} (node {node.name}{where}, {phase})"
 

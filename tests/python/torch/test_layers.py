@@ -125,3 +125,37 @@ def test_three_olla_steps_equal_eager_steps(name):
     for (key, ours), theirs in zip(model.state_dict().items(),
                                    reference.state_dict().values()):
         assert torch.equal(ours, theirs), f"{key} differs"
+
+
+class _Recurrent(nn.Module):
+    """A recurrent layer over a sequence of 6 steps, its last output classified."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn = kind(8, 16, num_layers=2, batch_first=True)
+        self.head = nn.Linear(16, 3)
+
+    def forward(self, x):
+        output, _ = self.rnn(x)
+        return self.head(output[:, -1])
+
+
+@pytest.mark.parametrize("kind", [nn.LSTM, nn.GRU, nn.RNN], ids=lambda k: k.__name__)
+def test_recurrent_layers_train_as_eager(kind):
+    torch.manual_seed(0)
+    model = _Recurrent(kind)
+    reference = copy.deepcopy(model)
+    generator = torch.Generator().manual_seed(1)
+    x = torch.randn(BATCH, 6, 8, generator=generator)
+    y = torch.randint(0, 3, (BATCH,), generator=generator)
+    loss_fn = nn.functional.cross_entropy
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    reference_optimizer = torch.optim.Adam(reference.parameters(), lr=1e-2)
+    step = olla_torch.optimize(model, [x], loss_fn, optimizer, targets=[y],
+                               work_limit=10_000)
+    for _ in range(3):
+        loss = step(x, targets=[y])
+        expected = eager_step(reference, reference_optimizer, loss_fn, [x], [y])
+        assert torch.equal(loss, expected)
+    for ours, theirs in zip(model.parameters(), reference.parameters()):
+        assert torch.equal(ours, theirs)
