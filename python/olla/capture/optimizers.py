@@ -9,7 +9,7 @@ option; a torch whose arithmetic differs fails those tests.
 
 Every scalar an update op takes (a learning rate, `1 - beta1`, Adam's step size) is a
 *slot*: its value per parameter comes from the optimizer's param groups and step count
-at run time (scalar_values), so a learning-rate scheduler or Adam's bias correction
+at run time (Optimizer.begin_step), so a learning-rate scheduler or Adam's bias correction
 works on the traced graph. Tracing puts a unique sentinel float in each slot, and
 find_slots locates the sentinels in the traced nodes. Options that change which ops run
 (momentum or not, nesterov, amsgrad, weight decay or not and how, maximize) are the
@@ -20,90 +20,98 @@ import collections
 
 import torch
 
+from .algorithms import ALGORITHMS
+
 OPTIMIZERS = ("sgd", "momentum", "adam")  # The names capture accepts as strings.
 
-_SGD_DEFAULTS = dict(lr=0.01, momentum=0.0, dampening=0.0, weight_decay=0.0,
-                     nesterov=False, maximize=False)
-_ADAM_DEFAULTS = dict(lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                      amsgrad=False, maximize=False, decoupled_weight_decay=False)
-# Options of torch.optim that change the arithmetic in ways not traced here.
-_UNSUPPORTED = {"foreach": (None, False), "capturable": (False,),
-                "differentiable": (False,), "fused": (None, False)}
-
-
-# The options of a parameter's group that decide which ops its update runs.
-_SgdStructure = collections.namedtuple("_SgdStructure",
-                                       "weight_decay momentum nesterov maximize")
-_AdamStructure = collections.namedtuple("_AdamStructure",
-                                        "weight_decay decoupled amsgrad maximize")
+_NAMED = {
+    "sgd": ("sgd", dict(lr=0.01, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                        nesterov=False, maximize=False)),
+    "momentum": ("sgd", dict(lr=0.01, momentum=0.9, dampening=0.0, weight_decay=0.0,
+                             nesterov=False, maximize=False)),
+    "adam": ("adam", dict(lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                          amsgrad=False, maximize=False, decoupled_weight_decay=False)),
+}
+# Options of torch.optim that change the arithmetic in ways not traced here. foreach
+# is allowed where the algorithm's foreach arithmetic is its for-loop's
+# (Algorithm.foreach_matches; the self-check compares the two on every model).
+_UNSUPPORTED = {"capturable": (False,), "differentiable": (False,), "fused": (None, False)}
 
 
 class OptimizerError(ValueError):
     """An optimizer or option that olla cannot trace; the message names it."""
 
 
-def _name_of(optimizer):
-    """"sgd", "adam" or "adamw" (AdamW is Adam with decoupled weight decay, which each
-    param group states as its decoupled_weight_decay)."""
-    if type(optimizer) is torch.optim.SGD:
-        return "sgd"
-    if type(optimizer) is torch.optim.AdamW:
-        return "adamw"
-    if type(optimizer) is torch.optim.Adam:
-        return "adam"
+def _supported_names():
+    return ", ".join(f"torch.optim.{c.__name__}" for algorithm in ALGORITHMS.values()
+                     for c in algorithm.classes)
+
+
+def _algorithm_of(optimizer):
+    """The algorithm tracing torch.optim object `optimizer` (its exact class)."""
+    for kind, algorithm in ALGORITHMS.items():
+        if type(optimizer) in algorithm.classes:
+            return kind, algorithm
     raise OptimizerError(
         f"optimizer: {type(optimizer).__name__} cannot be traced by olla (supported: "
-        f"torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, or the names "
-        f"{', '.join(OPTIMIZERS)})")
+        f"{_supported_names()}, or the names {', '.join(OPTIMIZERS)})")
 
 
-def _check_group(kind, index, group):
+def _check_group(algorithm, index, group):
     for option, allowed in _UNSUPPORTED.items():
         if option in group and group[option] not in allowed:
             raise OptimizerError(f"optimizer: param_groups[{index}] option {option}="
                                  f"{group[option]!r} is not supported by olla")
-    if kind == "sgd":
-        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise OptimizerError(f"optimizer: param_groups[{index}]: nesterov needs "
-                                 f"momentum and zero dampening")
+    if group.get("foreach") and not algorithm.foreach_matches:
+        raise OptimizerError(
+            f"optimizer: param_groups[{index}] option foreach=True: torch.optim's "
+            f"foreach {type(algorithm).__name__} rounds otherwise than its for-loop, "
+            f"which olla traces; pass foreach=False")
+    for option, value in group.items():
+        if option != "params" and isinstance(value, torch.Tensor):
+            raise OptimizerError(f"optimizer: param_groups[{index}] option {option} is a "
+                                 f"tensor; olla traces Python numbers")
+    try:
+        algorithm.check(index, group)
+    except ValueError as error:
+        raise OptimizerError(str(error)) from None
 
 
 class Optimizer:
     """One optimizer's traced update: the per-parameter state it keeps, its structure,
-    the scalar slots of its ops and their values at each step.
+    the scalar slots of its ops and their values at each step (algorithms.py has the
+    arithmetic of each torch.optim algorithm).
 
-    `spec` is a torch.optim.SGD/Adam/AdamW over (some of) `parameters`, or one of the
-    names "sgd" (lr), "momentum" (SGD with momentum 0.9) and "adam" (default betas).
+    `spec` is a torch.optim object of a class algorithms.ALGORITHMS traces, over (some
+    of) `parameters`, or one of the names "sgd" (lr), "momentum" (SGD with momentum
+    0.9) and "adam" (default betas).
     """
 
     def __init__(self, spec, parameters, lr=0.01):
         self.parameters = list(parameters)
         if isinstance(spec, str):
-            if spec not in OPTIMIZERS:
+            if spec not in _NAMED:
                 raise OptimizerError(f"unknown optimizer '{spec}' (expected one of: "
                                      f"{', '.join(OPTIMIZERS)}, or a torch.optim object)")
             self.name = spec
-            self.kind = "adam" if spec == "adam" else "sgd"
-            defaults = dict(_ADAM_DEFAULTS if self.kind == "adam" else _SGD_DEFAULTS)
-            defaults["lr"] = lr
-            if spec == "momentum":
-                defaults["momentum"] = 0.9
+            self.kind, defaults = _NAMED[spec]
+            self.algorithm = ALGORITHMS[self.kind]
             self.torch_optimizer = None
-            self.groups = [defaults] * len(self.parameters)
+            self.groups = [dict(defaults, lr=lr)] * len(self.parameters)
         elif isinstance(spec, torch.optim.Optimizer):
-            self.name = _name_of(spec)
-            self.kind = "sgd" if self.name == "sgd" else "adam"
+            self.kind, self.algorithm = _algorithm_of(spec)
+            self.name = type(spec).__name__.lower()
             self.torch_optimizer = spec
             self.groups = self._groups_of(spec)
         else:
             raise OptimizerError(f"optimizer: expected a torch.optim optimizer or one of "
                                  f"{', '.join(OPTIMIZERS)}, got {type(spec).__name__}")
-        self.structure = self._structure(self.groups)
+        self.structure = [self.algorithm.structure(g) for g in self.groups]
 
     def _groups_of(self, optimizer):
         group_of = {}
         for index, group in enumerate(optimizer.param_groups):
-            _check_group(self.kind, index, group)
+            _check_group(self.algorithm, index, group)
             for p in group["params"]:
                 group_of[id(p)] = index
         missing = [i for i, p in enumerate(self.parameters) if id(p) not in group_of]
@@ -115,67 +123,53 @@ class Optimizer:
                 f"the others")
         return [optimizer.param_groups[group_of[id(p)]] for p in self.parameters]
 
-    def _structure(self, groups):
-        """Per parameter (its group in `groups`), the options that decide which ops its
-        update runs."""
-        if self.kind == "sgd":
-            return [_SgdStructure(g["weight_decay"] != 0, g["momentum"] != 0,
-                                  bool(g["nesterov"]), bool(g["maximize"]))
-                    for g in groups]
-        return [_AdamStructure(g["weight_decay"] != 0,
-                               bool(g.get("decoupled_weight_decay", False)),
-                               bool(g["amsgrad"]), bool(g["maximize"])) for g in groups]
-
     def check_unchanged(self):
         """Raises OptimizerError when the optimizer's structure changed since tracing."""
         if self.torch_optimizer is None:
             return
-        now = self._structure(self._groups_of(self.torch_optimizer))
-        if now != self.structure:
+        groups = self._groups_of(self.torch_optimizer)
+        if [self.algorithm.structure(g) for g in groups] != self.structure:
             raise OptimizerError(
-                "optimizer: an option that changes the update's ops (momentum, "
-                "nesterov, weight_decay, decoupled_weight_decay, amsgrad or maximize) "
-                "changed since "
-                "olla.torch.optimize traced the step; call olla.torch.optimize again")
+                f"optimizer: an option that changes the update's ops "
+                f"({', '.join(self.algorithm.Structure._fields)}) changed since "
+                f"olla.torch.optimize traced the step; call olla.torch.optimize again")
 
     def eager_optimizer(self):
         """The torch.optim optimizer whose step the traced update computes: the user's
         own, or for a name, a new one of that kind and options over the parameters."""
         if self.torch_optimizer is not None:
             return self.torch_optimizer
-        kind = torch.optim.Adam if self.kind == "adam" else torch.optim.SGD
-        return kind(self.parameters, **self.groups[0])
+        return self.algorithm.classes[0](self.parameters, **self.groups[0])
+
+    def fresh_torch_state(self):
+        """The state torch.optim's optimizer holds before its first step: empty, or
+        what its constructor makes (Adagrad's sums, from each group's
+        initial_accumulator_value)."""
+        state = collections.defaultdict(dict)
+        if self.algorithm.state_at_construction:
+            for i, p in enumerate(self.parameters):
+                self.algorithm.create(state[p], p, self.groups[i], self.structure[i])
+        return state
 
     def state_names(self):
-        """Names of the state tensors kept per parameter, in a fixed order."""
-        if self.kind == "sgd":
-            return ("momentum_buffer",) if any(s.momentum for s in self.structure) else ()
-        return ("exp_avg", "exp_avg_sq") + (
-            ("max_exp_avg_sq",) if any(s.amsgrad for s in self.structure) else ())
+        """Names of the state tensors the update reads, in a fixed order (those some
+        parameter keeps)."""
+        return tuple(name for name in self.algorithm.state
+                     if any(self.algorithm.keeps(s, name) for s in self.structure))
 
     def has_state(self, index, name):
         """Whether parameter `index` keeps state `name` (SGD without momentum: none)."""
-        if self.kind == "sgd":
-            return self.structure[index].momentum
-        return name != "max_exp_avg_sq" or self.structure[index].amsgrad
+        return self.algorithm.keeps(self.structure[index], name)
 
     def initial_state(self, parameters):
-        """Zero-filled state as torch.optim creates it: one list per state name, of the
-        tensors of the parameters that keep that state (has_state), in order."""
-        return [[torch.zeros_like(p, memory_format=torch.preserve_format)
+        """The state as torch.optim creates it: one list per state name, of the tensors
+        of the parameters that keep that state (has_state), in order."""
+        return [[self.algorithm.initial(p, self.groups[i], name)
                  for i, p in enumerate(parameters) if self.has_state(i, name)]
                 for name in self.state_names()]
 
-    # The scalars each parameter's update takes, by kind.
-    _SLOT_NAMES = {
-        "sgd": ("weight_decay", "momentum", "one_minus_dampening", "nesterov_momentum",
-                "neg_lr"),
-        "adam": ("weight_decay", "one_minus_lr_weight_decay", "one_minus_beta1", "beta2",
-                 "one_minus_beta2", "bias_correction2_sqrt", "eps", "neg_step_size"),
-    }
-
     def slot_names(self):
-        return self._SLOT_NAMES[self.kind]
+        return self.algorithm.slots
 
     def sentinels(self):
         """Per parameter, a dict of unique floats to trace with, one per slot."""
@@ -185,76 +179,38 @@ class Optimizer:
                                   for k, name in enumerate(names)})
                 for i in range(len(self.parameters))]
 
-    def scalar_values(self, steps=None, first_step=False):
-        """Per parameter, the slots' values for the coming step, computed as torch.optim
-        computes them. steps: per parameter, Adam's step count after this step's
-        increment. first_step: SGD with momentum on a freshly zeroed buffer, where
-        torch.optim clones the gradient (mul_ by momentum, then add_ with alpha 1)."""
+    def scalar_values(self):
+        """Per parameter, the slots' values for a first step from the state
+        initial_state makes, as torch.optim computes them."""
+        return [self.algorithm.scalars(g, self.algorithm.first_host(g))
+                for g in self.groups]
+
+    def begin_step(self, state):
+        """Readies the user's optimizer state `state` (optimizer.state) for a step, as
+        torch.optim's step would: creates what it has not created yet and advances what
+        the step changes outside the update's tensors (step counts). Returns (the state
+        lists the traced update reads, as initial_state lays them out; the slots'
+        values per parameter)."""
         values = []
-        for i, g in enumerate(self.groups):
-            if self.kind == "sgd":
-                values.append(dict(weight_decay=g["weight_decay"], momentum=g["momentum"],
-                                   one_minus_dampening=1.0 if first_step
-                                   else 1 - g["dampening"],
-                                   nesterov_momentum=g["momentum"], neg_lr=-g["lr"]))
-                continue
-            beta1, beta2 = g["betas"]
-            step = steps[i] if steps is not None else 1
-            bias_correction1 = 1 - beta1**step
-            bias_correction2 = 1 - beta2**step
-            step_size = g["lr"] / bias_correction1
-            values.append(dict(
-                weight_decay=g["weight_decay"],
-                one_minus_lr_weight_decay=1 - g["lr"] * g["weight_decay"],
-                one_minus_beta1=1 - beta1, beta2=beta2, one_minus_beta2=1 - beta2,
-                bias_correction2_sqrt=bias_correction2**0.5, eps=g["eps"],
-                neg_step_size=-step_size))
-        return values
+        for i, p in enumerate(self.parameters):
+            own, group = state[p], self.groups[i]
+            created = self.algorithm.create(own, p, group, self.structure[i])
+            values.append(self.algorithm.scalars(
+                group, self.algorithm.advance(own, group, created)))
+        lists = [[state[p][name] for i, p in enumerate(self.parameters)
+                  if self.has_state(i, name)] for name in self.state_names()]
+        return lists, values
 
     def update(self, parameters, gradients, state, scalars):
         """Updates parameters (and state, as initial_state lays it out) in place; call
         under torch.no_grad(). scalars: per parameter, the slots' values (sentinels
         when tracing)."""
+        names = self.state_names()
         pending = [iter(tensors) for tensors in state]
         for i, (p, g) in enumerate(zip(parameters, gradients)):
-            own = [next(pending[k]) if self.has_state(i, name) else None
-                   for k, name in enumerate(self.state_names())]
-            if self.kind == "sgd":
-                self._sgd(i, p, g, own, scalars[i])
-            else:
-                self._adam(i, p, g, own, scalars[i])
-
-    def _sgd(self, i, p, d_p, own, s):
-        weight_decay, momentum, nesterov, maximize = self.structure[i]
-        if maximize:
-            d_p = -d_p
-        if weight_decay:
-            d_p = d_p.add(p, alpha=s["weight_decay"])
-        if momentum:
-            (buf,) = own
-            buf.mul_(s["momentum"]).add_(d_p, alpha=s["one_minus_dampening"])
-            d_p = d_p.add(buf, alpha=s["nesterov_momentum"]) if nesterov else buf
-        p.add_(d_p, alpha=s["neg_lr"])
-
-    def _adam(self, i, p, grad, own, s):
-        weight_decay, decoupled, amsgrad, maximize = self.structure[i]
-        exp_avg, exp_avg_sq = own[0], own[1]
-        if maximize:
-            grad = -grad
-        if weight_decay and decoupled:
-            p.mul_(s["one_minus_lr_weight_decay"])
-        elif weight_decay:
-            grad = grad.add(p, alpha=s["weight_decay"])
-        exp_avg.lerp_(grad, s["one_minus_beta1"])
-        exp_avg_sq.mul_(s["beta2"]).addcmul_(grad, grad, value=s["one_minus_beta2"])
-        if amsgrad:
-            max_exp_avg_sq = own[2]
-            torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-            second = max_exp_avg_sq
-        else:
-            second = exp_avg_sq
-        denominator = (second.sqrt() / s["bias_correction2_sqrt"]).add_(s["eps"])
-        p.addcdiv_(exp_avg, denominator, value=s["neg_step_size"])
+            own = {name: next(pending[k]) for k, name in enumerate(names)
+                   if self.has_state(i, name)}
+            self.algorithm.update(p, g, own, scalars[i], self.structure[i])
 
 
 class RecordingScalars(dict):

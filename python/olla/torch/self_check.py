@@ -48,11 +48,11 @@ def _clones(tensors):
 
 
 @contextlib.contextmanager
-def _borrowed(model, optimizer):
+def _borrowed(model, optimizer, fresh):
     """The user's model and optimizer for one reference step, and everything the step
     changes put back afterwards: the modules' parameter and buffer objects and values,
-    the parameters' .grad, the optimizer's attributes (its state is a new optimizer's
-    during the step, as the traced step's is when calibrated)."""
+    the parameters' .grad, the optimizer's attributes. During the step the optimizer's
+    state is `fresh`, as the traced step's is when calibrated."""
     modules = list(model.modules())
     slots = [(dict(m._parameters), dict(m._buffers)) for m in modules]
     tensors = {id(t): t for t in list(model.parameters()) + list(model.buffers())}
@@ -62,10 +62,7 @@ def _borrowed(model, optimizer):
     values = _clones(tensors)
     gradients = [t.grad for t in tensors]
     attributes = dict(vars(optimizer))
-    # A new optimizer's state: empty, or what its constructor makes (Adagrad's sums).
-    optimizer.state = type(optimizer)(
-        [dict(group, params=list(group["params"])) for group in optimizer.param_groups]
-    ).state
+    optimizer.state = fresh
     try:
         yield
     finally:
@@ -90,7 +87,7 @@ def _eager_step(traced, record=None):
     model = traced.model
     optimizer = traced.optimizer.eager_optimizer()
     counter = arenas.new_arena(0)
-    with _borrowed(model, optimizer):
+    with _borrowed(model, optimizer, traced.optimizer.fresh_torch_state()):
         with record or contextlib.nullcontext(), arenas.installed(counter):
             loss = traced.loop.eager_step(model, optimizer, traced.loss_fn, traced.inputs,
                                           traced.targets, traced.kwargs)
@@ -188,7 +185,8 @@ def _fingerprints(value):
 
 
 class _Recorder(TorchDispatchMode):
-    """The fingerprint of every tensor an ATen op produces in eager PyTorch."""
+    """The fingerprint of every tensor an ATen op produces or writes in eager
+    PyTorch."""
 
     def __init__(self):
         super().__init__()
@@ -197,7 +195,10 @@ class _Recorder(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         output = func(*args, **(kwargs or {}))
         if _initialized(func):
-            self.produced.update(_fingerprints(output))
+            # What it returns and what it writes (a _foreach_mul_ returns nothing).
+            written = [a for schema, a in zip(func._schema.arguments, args)
+                       if schema.alias_info is not None and schema.alias_info.is_write]
+            self.produced.update(_fingerprints(output) + _fingerprints(written))
         return output
 
 

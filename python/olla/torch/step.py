@@ -5,7 +5,6 @@ import time
 import warnings
 
 import torch
-from torch.optim.optimizer import _get_scalar_dtype
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from .. import planning
@@ -96,8 +95,7 @@ class OllaStep:
         flat, spec = tree_flatten(self.traced.example_arguments())
         copies = [t.detach().clone() for t in flat]
         # The scalars of a first step, from the state the capture made (zeros).
-        apply_scalars(self.graph.scalar_slots,
-                      self.traced.optimizer.scalar_values(first_step=True))
+        apply_scalars(self.graph.scalar_slots, self.traced.optimizer.scalar_values())
         generator = torch.get_rng_state()
         started = time.perf_counter()
         profiles, output = calibrate(self.graph, copies)
@@ -189,42 +187,12 @@ class OllaStep:
                         f"call olla.torch.optimize again")
 
     def _optimizer_state(self):
-        """The user's optimizer state, created as torch.optim would on its first step,
-        laid out as the traced update reads it. Returns (state lists, per-parameter
-        Adam step counts after this step, whether SGD momentum buffers are new)."""
+        """The user's optimizer state, readied for this step as torch.optim's step
+        would (optimizers.Optimizer.begin_step): (the state lists the traced update
+        reads, the slots' values)."""
         traced = self.traced.optimizer
         traced.check_unchanged()
-        state = self.optimizer.state
-        parameters = self.traced.parameters
-        fresh_momentum = False
-        steps = None
-        if traced.kind == "sgd":
-            for i, p in enumerate(parameters):
-                if traced.has_state(i, "momentum_buffer") and \
-                        state[p].get("momentum_buffer") is None:
-                    # torch.optim clones the first gradient; the traced update adds it to
-                    # zeros with alpha 1 instead, which gives the same values.
-                    state[p]["momentum_buffer"] = torch.zeros_like(
-                        p, memory_format=torch.preserve_format)
-                    fresh_momentum = True
-        else:
-            steps = []
-            for i, p in enumerate(parameters):
-                own = state[p]
-                if "step" not in own:
-                    # As torch.optim's Adam makes it.
-                    own["step"] = torch.tensor(0.0, dtype=_get_scalar_dtype())
-                    own["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                    own["exp_avg_sq"] = torch.zeros_like(
-                        p, memory_format=torch.preserve_format)
-                    if traced.has_state(i, "max_exp_avg_sq"):
-                        own["max_exp_avg_sq"] = torch.zeros_like(
-                            p, memory_format=torch.preserve_format)
-                own["step"] += 1
-                steps.append(own["step"].item())
-        lists = [[state[p][name] for i, p in enumerate(parameters)
-                  if traced.has_state(i, name)] for name in traced.state_names()]
-        return lists, steps, fresh_momentum
+        return traced.begin_step(self.optimizer.state)
 
     def _module_state(self):
         """The model's current buffers and frozen parameters (a module may have replaced
@@ -239,9 +207,8 @@ class OllaStep:
         self._check_inputs(inputs, kwargs, targets)
         self._check_trainable()
         _check_no_autocast("the step")
-        state, steps, fresh_momentum = self._optimizer_state()
-        apply_scalars(self.graph.scalar_slots,
-                      self.traced.optimizer.scalar_values(steps, fresh_momentum))
+        state, scalars = self._optimizer_state()
+        apply_scalars(self.graph.scalar_slots, scalars)
         kwargs = {k: kwargs[k] for k in self.traced.kwargs}
         arguments = (self.traced.parameters, self._module_state(), state,
                      self._in_traced_layout(inputs),

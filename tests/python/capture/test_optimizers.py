@@ -27,7 +27,7 @@ def test_one_update_equals_torch_optim_first_step(name, reference):
     state = optimizer.initial_state(actual)
     assert len(state) == len(optimizer.state_names())
     with torch.no_grad():
-        optimizer.update(actual, gradients, state, optimizer.scalar_values(first_step=True))
+        optimizer.update(actual, gradients, state, optimizer.scalar_values())
     for a, e in zip(actual, expected):
         torch.testing.assert_close(a, e.detach())
 

@@ -207,6 +207,24 @@ def small_step(optimizer_of=lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)
     lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1),
     lambda ps: torch.optim.SGD([{"params": list(ps)[:2], "lr": 0.2},
                                 {"params": [], "lr": 0.1, "momentum": 0.5}], lr=0.1),
+    lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, foreach=True),
+    lambda ps: torch.optim.AdamW(ps, lr=0.01, amsgrad=True, foreach=True),
+    lambda ps: torch.optim.RMSprop(ps, lr=0.01),
+    lambda ps: torch.optim.RMSprop(ps, lr=0.01, alpha=0.9, eps=1e-6, weight_decay=0.1,
+                                   momentum=0.5, centered=True),
+    lambda ps: torch.optim.RMSprop(ps, lr=0.01, centered=True, maximize=True,
+                                   foreach=True),
+    lambda ps: torch.optim.Adagrad(ps, lr=0.1),
+    lambda ps: torch.optim.Adagrad(ps, lr=0.1, lr_decay=0.1, weight_decay=0.01,
+                                   initial_accumulator_value=0.5, eps=1e-6,
+                                   maximize=True),
+    lambda ps: torch.optim.NAdam(ps, lr=0.01),
+    lambda ps: torch.optim.NAdam(ps, lr=0.01, betas=(0.8, 0.9), weight_decay=0.1,
+                                 momentum_decay=0.01),
+    lambda ps: torch.optim.NAdam(ps, lr=0.01, weight_decay=0.1,
+                                 decoupled_weight_decay=True, maximize=True),
+    lambda ps: torch.optim.Adagrad(ps, lr=0.1, lr_decay=0.1, weight_decay=0.01,
+                                   initial_accumulator_value=0.5, foreach=True),
 ])
 def test_every_optimizer_option_matches_torch_optim(optimizer_of):
     model, optimizer, x, y = small_step(optimizer_of)
@@ -236,12 +254,21 @@ def test_inputs_of_another_shape_are_refused_by_name():
 
 def test_untraceable_optimizers_and_options_are_named():
     model, _, x, y = small_step()
-    with pytest.raises(ValueError, match="RMSprop cannot be traced by olla"):
+    with pytest.raises(ValueError, match="Adadelta cannot be traced by olla"):
         olla_torch.optimize(model, [x], cross_entropy,
-                            torch.optim.RMSprop(model.parameters()), targets=[y])
-    with pytest.raises(ValueError, match=r"param_groups\[0\] option foreach=True"):
+                            torch.optim.Adadelta(model.parameters()), targets=[y])
+    with pytest.raises(ValueError, match=r"param_groups\[0\] option fused=True"):
         olla_torch.optimize(model, [x], cross_entropy,
-                            torch.optim.SGD(model.parameters(), lr=0.1, foreach=True),
+                            torch.optim.Adam(model.parameters(), lr=0.1, fused=True),
+                            targets=[y])
+    with pytest.raises(ValueError, match=r"param_groups\[0\] option foreach=True: "
+                                         r"torch.optim's foreach NAdam rounds otherwise"):
+        olla_torch.optimize(model, [x], cross_entropy,
+                            torch.optim.NAdam(model.parameters(), foreach=True),
+                            targets=[y])
+    with pytest.raises(ValueError, match=r"param_groups\[0\] option lr is a tensor"):
+        olla_torch.optimize(model, [x], cross_entropy,
+                            torch.optim.Adam(model.parameters(), lr=torch.tensor(0.1)),
                             targets=[y])
     with pytest.raises(ValueError, match="optimizer: expected a torch.optim optimizer"):
         olla_torch.optimize(model, [x], cross_entropy, "sgd", targets=[y])
