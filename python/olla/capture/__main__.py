@@ -36,6 +36,10 @@ def _parser():
                         help="apply the exact rewrites of olla.capture.rewrites (an "
                              "in-place ReLU6's saved input copy): the graph then "
                              "differs from what eager PyTorch runs")
+    parser.add_argument("--self-check", action="store_true",
+                        help="train mode: run the traced step once and one eager step "
+                             "of the model and compare them bit for bit (olla.torch's "
+                             "self-check); a difference is an error, exit code 1")
     parser.add_argument("-o", "--output", help="FILE.json or FILE.json.gz")
     parser.add_argument("--list", action="store_true", help="list the models and exit")
     return parser
@@ -69,6 +73,8 @@ def main(argv=None):
     if arguments.mode == "eval" and arguments.optimizer:
         _parser().error("--optimizer applies to train mode only (eval captures the "
                         "forward pass alone)")
+    if arguments.mode == "eval" and arguments.self_check:
+        _parser().error("--self-check applies to train mode only")
     optimizer = arguments.optimizer or (entry.optimizer if entry else "sgd")
 
     started = time.perf_counter()
@@ -86,6 +92,14 @@ def main(argv=None):
             name=f"{arguments.model}.{arguments.mode}.b{arguments.batch}",
             metadata={"model": arguments.model, "batch": arguments.batch,
                       "command": " ".join(["python -m olla.capture"] + argv)})
+        checked = ""
+        if arguments.self_check:
+            from ..torch.self_check import SelfCheckError, check_captured
+            try:
+                result = check_captured(graph)
+            except SelfCheckError as error:
+                raise CaptureError(str(error)) from error
+            checked = f", self-check: {result.tensors} tensors equal to eager's"
         save(graph, arguments.output)
     except (zoo.UnknownModel, CaptureError, OSError) as error:
         print(f"olla.capture: error: {error}", file=sys.stderr)
@@ -94,7 +108,8 @@ def main(argv=None):
     rewrites = "".join(f", {count} x {name}" for name, count in
                        graph.metadata.get("rewrites", {}).items())
     print(f"{arguments.output}: {len(graph.ops)} ops, {len(graph.buffers)} buffers, "
-          f"{graph.persistent_bytes()} persistent bytes{rewrites}, {seconds:.1f} s")
+          f"{graph.persistent_bytes()} persistent bytes{rewrites}{checked}, "
+          f"{seconds:.1f} s")
     return 0
 
 

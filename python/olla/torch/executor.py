@@ -186,17 +186,25 @@ def _release_lists(steps, output):
     return release
 
 
+def run_traced(graph, flat_arguments, before=lambda step: None,
+               after=lambda node, value: None):
+    """Runs graph.fx in its traced order on `flat_arguments` (which it updates), with
+    whatever allocator is installed, calling before(step) and after(node, value)
+    around each op; returns the step's output."""
+    nodes = list(graph.fx.graph.nodes)
+    output = next(n for n in nodes if n.op == "output")
+    steps = [_Step(node) for node in nodes if node.op == "call_function"]
+    return _run_steps(steps, [n for n in nodes if n.op == "placeholder"], flat_arguments,
+                      _release_lists(steps, output), output, before, after,
+                      constants(graph.fx))
+
+
 def calibrate(graph, flat_arguments):
     """Runs graph.fx in its traced order on `flat_arguments` (copies: the step updates
     them) with a counting allocator; returns ({op id: OpProfile}, the step's output).
     An output whose real size differs from the traced one gets the real size in the
     graph, and graph.metadata["resized_by_calibration"] lists it {buffer name:
     (traced bytes, real bytes)}."""
-    gm = graph.fx
-    nodes = list(gm.graph.nodes)
-    placeholders = [n for n in nodes if n.op == "placeholder"]
-    output = next(n for n in nodes if n.op == "output")
-    order = [n for n in nodes if n.op == "call_function"]
     profiles = {}
     resized = {}
     counter = arenas.new_arena(0)
@@ -237,11 +245,8 @@ def calibrate(graph, flat_arguments):
                    if size > 0 and i not in taken and freed_at >= 0]
         profiles[op] = OpProfile(outputs, _pack_scratch(scratch))
 
-    steps = [_Step(node) for node in order]
     with arenas.installed(counter):
-        result = _run_steps(steps, placeholders, flat_arguments,
-                            _release_lists(steps, output), output, before, after,
-                            constants(gm))
+        result = run_traced(graph, flat_arguments, before, after)
     graph.metadata["resized_by_calibration"] = resized
     return profiles, result
 

@@ -23,11 +23,11 @@ import typing
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten
+from torch.utils._pytree import tree_flatten, tree_unflatten
 
-from ..capture.step import Annotations
+from ..capture.step import Annotations, apply_scalars
 from . import arena as arenas
-from .executor import detached, grad_mode_of
+from .executor import flat_tensors, run_traced
 
 
 class SelfCheckError(ValueError):
@@ -207,19 +207,13 @@ def _first_divergence(graph, flat_arguments, produced):
     that eager PyTorch never produced (`produced`: _Recorder's), or None. The order of
     the two runs need not match: the optimizer's update, for one, is written apart."""
 
-    class Search(torch.fx.Interpreter):
-
-        def run_node(self, node):
-            with torch.set_grad_enabled(grad_mode_of(node)):
-                output = super().run_node(node)
-            if (node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload)
-                    and _initialized(node.target)
-                    and not set(_fingerprints(output)) <= produced):
-                raise _Found(node)
-            return output
+    def after(node, output):
+        if (isinstance(node.target, torch._ops.OpOverload) and _initialized(node.target)
+                and not set(_fingerprints(output)) <= produced):
+            raise _Found(node)
 
     try:
-        Search(graph.fx).run(*detached(flat_arguments))
+        run_traced(graph, flat_arguments, after=after)
     except _Found as found:
         return found.node
     return None
@@ -267,3 +261,23 @@ def check_against_eager(graph, flat_arguments, traced_result, rng_state):
             f"after one step {what} is {difference}{first}. olla refuses to run a step "
             f"that would train another model (docs/torch.md, 'The self-check')")
     return SelfCheck(len(pairs), eager_peak)
+
+
+def check_captured(graph):
+    """The self-check of a graph olla.capture made in train mode, outside olla.torch:
+    the traced step run once in its order on copies of its arguments (first-step
+    scalars, fresh optimizer state), then check_against_eager. Returns a SelfCheck;
+    raises SelfCheckError."""
+    traced = graph.step
+    flat = tree_flatten(traced.example_arguments())[0]
+    copies = _clones(flat)
+    apply_scalars(graph.scalar_slots, traced.optimizer.scalar_values())
+    generator = torch.get_rng_state()
+    try:
+        output = run_traced(graph, copies)
+        spec = tree_flatten(traced.example_arguments())[1]
+        updated = tree_unflatten(copies, spec)
+        result = (flat_tensors(output)[0],) + tuple(updated[:3])
+        return check_against_eager(graph, flat, result, generator)
+    finally:
+        torch.set_rng_state(generator)

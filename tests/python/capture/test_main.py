@@ -35,6 +35,8 @@ def test_list_names_the_zoo_and_torchvision():
     (["inception_v3", "--batch", "1", "-o", "g.json"], "needs --batch 2 or more"),
     (["alexnet", "--mode", "eval", "--optimizer", "adam", "-o", "g.json"],
      "--optimizer applies to train mode only"),
+    (["alexnet", "--mode", "eval", "--self-check", "-o", "g.json"],
+     "--self-check applies to train mode only"),
     (["alexnet", "--batch", "100000000000000", "-o", "g.json"],
      "cannot make example inputs for --batch 100000000000000: Storage size calculation "
      "overflowed"),
@@ -89,3 +91,11 @@ def test_copy_elimination_is_a_flag_and_said(tmp_path, simulate):
         assert ("rewrites" in metadata) == bool(flag)
         sizes[bool(flag)] = simulate(path)["eager_peak_live_bytes"]
     assert sizes[True] < sizes[False]
+
+
+def test_the_self_check_is_asked_for_and_said(tmp_path):
+    result = capture("squeezenet1_1", "--batch", "2", "--optimizer", "adam",
+                     "--self-check", "-o", tmp_path / "g.json.gz")
+    assert result.returncode == 0, result.stderr
+    # The loss, 52 parameters and their 104 Adam moments.
+    assert "self-check: 157 tensors equal to eager's" in result.stdout
