@@ -347,10 +347,11 @@ def apply_scalars(slots, values):
     for node, key, index, name in slots:
         value = values[index][name]
         if isinstance(key, int):
-            args = list(node.args)
-            args[key] = value
-            node.args = tuple(args)
-        else:
+            if node.args[key] != value:  # fx's setter is slow; most slots keep theirs.
+                args = list(node.args)
+                args[key] = value
+                node.args = tuple(args)
+        elif node.kwargs[key] != value:
             node.kwargs = {**node.kwargs, key: value}
 
 

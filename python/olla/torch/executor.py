@@ -89,13 +89,44 @@ class _Step:
     (recomputation index, node) for a recomputation's run and its unpackers); `refs`
     maps argument nodes to how to read them (_ref_value), where not env[node]."""
 
-    __slots__ = ("node", "key", "refs", "grad")
+    __slots__ = ("node", "key", "refs", "grad", "load_args", "load_kwargs", "slots")
 
     def __init__(self, node, key=None, refs=None):
         self.node = node
         self.key = node if key is None else key
         self.refs = refs or {}
         self.grad = grad_mode_of(node)
+        self.load_args = _args_loader(node, self.refs)
+        self.load_kwargs = _kwargs_loader(node, self.refs)
+        self.slots = ()  # The planned allocations to announce before it runs.
+
+
+def _args_loader(node, refs):
+    """A function env -> node.args with every node in them replaced by its value, made
+    once per step (the executor's time per op is mostly such Python). It reads
+    node.args at each call: apply_scalars rewrites the optimizer's scalars there
+    before every step."""
+    if refs:
+        return lambda env: _load_refs(env, node.args, refs)
+    fx_node = torch.fx.Node
+
+    def holds_node(value):
+        return isinstance(value, (list, tuple)) and any(isinstance(v, fx_node)
+                                                        for v in value)
+
+    if any(holds_node(v) for v in node.args):  # A list of tensors (cat, stack).
+        return lambda env: _load_refs(env, node.args, refs)
+    if not any(isinstance(v, fx_node) for v in node.args):
+        return lambda env: node.args
+    is_node = tuple(isinstance(v, fx_node) for v in node.args)
+    return lambda env: [env[v] if n else v for v, n in zip(node.args, is_node)]
+
+
+def _kwargs_loader(node, refs):
+    """As _args_loader, for node.kwargs."""
+    if not node.kwargs:
+        return lambda env: {}
+    return lambda env: {k: _load_refs(env, v, refs) for k, v in node.kwargs.items()}
 
 
 def grad_mode_of(node):
@@ -142,26 +173,38 @@ def _ref_keys(ref, keys):
 
 def _run_steps(steps, placeholders, flat_arguments, release, output, before, after,
                lifted):
-    """Runs `steps`, calling before(node) and after(node, value) around each op, and
-    dropping the values listed in release[position] after each step. lifted: the
-    get_attr nodes' tensors (constants())."""
+    """Runs `steps`, calling before(step) and after(node, value) around each op (either
+    may be None), and dropping the values listed in release[position] after each step.
+    lifted: the get_attr nodes' tensors (constants())."""
     env = dict(zip(placeholders, detached(flat_arguments)))
     env.update(lifted)
-    with torch.no_grad():
-        for position, step in enumerate(steps):
+    outside = torch.is_grad_enabled()
+    set_grad = torch._C._set_grad_enabled
+    grad = None
+    getitem = operator.getitem
+    try:
+        for step, done in zip(steps, release):
             node = step.node
-            args = _load_refs(env, node.args, step.refs)
-            if node.target is operator.getitem:
+            args = step.load_args(env)
+            if node.target is getitem:
                 env[step.key] = args[0][args[1]]
             else:
-                kwargs = {k: _load_refs(env, v, step.refs) for k, v in node.kwargs.items()}
-                before(step)
-                with torch.set_grad_enabled(step.grad):
-                    env[step.key] = node.target(*args, **kwargs)
-                after(node, env[step.key])
-            for done in release[position]:
-                del env[done]
+                kwargs = step.load_kwargs(env)
+                if before is not None:
+                    before(step)
+                if step.grad is not grad:
+                    grad = step.grad
+                    set_grad(grad)
+                # No local name holds the value: a value kept past its last use
+                # would keep its planned bytes from the next tensor planned there.
+                env[step.key] = node.target(*args, **kwargs)
+                if after is not None:
+                    after(node, env[step.key])
+            for key in done:
+                del env[key]
         return _load_refs(env, output.args[0], {})
+    finally:
+        set_grad(outside)
 
 
 def _release_lists(steps, output):
@@ -186,8 +229,7 @@ def _release_lists(steps, output):
     return release
 
 
-def run_traced(graph, flat_arguments, before=lambda step: None,
-               after=lambda node, value: None):
+def run_traced(graph, flat_arguments, before=None, after=None):
     """Runs graph.fx in its traced order on `flat_arguments` (which it updates), with
     whatever allocator is installed, calling before(step) and after(node, value)
     around each op; returns the step's output."""
@@ -271,7 +313,6 @@ class PlanExecutor:
                 serving.setdefault(("run", runs[reader]) if reader in runs else reader,
                                    []).append(i)
         self.steps = []
-        self.slots = {}
         for entry in plan.order:
             run = runs.get(entry)
             op = plan.recompute[run]["op"] if run is not None else entry
@@ -285,8 +326,7 @@ class PlanExecutor:
             if run is not None:
                 r = plan.recompute[run]
                 copies = dict(zip(graph.ops[op].allocates, r["copies"]))
-            self.slots[id(step)] = self._slots(graph, plan, op, entry, profiles.get(op),
-                                               copies)
+            step.slots = self._slots(graph, plan, op, entry, profiles.get(op), copies)
             for unpacker in unpackers.get(node.name, ()):
                 self.steps.append(_Step(unpacker, unpacker if run is None
                                         else (run, unpacker),
@@ -353,11 +393,10 @@ class PlanExecutor:
     def run(self, flat_arguments, arena):
         """Runs the step on `flat_arguments` (make_fx's flattening of the step's
         arguments) with `arena` installed by the caller; returns the step's output."""
-        slots = self.slots
         announce = arena.announce
         result = _run_steps(self.steps, self.placeholders, flat_arguments, self.release,
-                            self.output, lambda step: announce(slots.get(id(step), ())),
-                            lambda node, value: None, self.lifted)
+                            self.output, lambda step: announce(step.slots), None,
+                            self.lifted)
         announce(())
         return result
 
