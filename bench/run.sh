@@ -6,7 +6,8 @@
 #     /usr/bin/time;
 #   - the min-cut bound's max flow, LEMON against Boost.Graph (max_flow.md);
 #   - the placement, schedule, zoo, scale and hard synthetic graph benchmarks, the
-#     largest batches, the limits, and budget mode (remat.py, remat_runtime.py): their
+#     largest batches, the limits, budget mode (remat.py, remat_runtime.py) and
+#     olla.torch on models and loops outside the tests (loops.py): their
 #     scripts.
 # Writes bench/results/foundation.md. Usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
@@ -73,3 +74,4 @@ bash bench/placement.sh "$build"
 "$python" bench/limits.py --olla "$build/bin/olla"
 "$python" bench/remat.py --olla "$build/bin/olla"
 "$python" bench/remat_runtime.py
+"$python" bench/loops.py

@@ -45,6 +45,8 @@ class Algorithm:
     foreach_matches = True
     # Whether torch.optim makes the state in the constructor (else at the first step).
     state_at_construction = False
+    # Whether it keeps a step count (made with the rest of the state).
+    counts_steps = True
 
     def keeps(self, structure, name):
         return True
@@ -57,6 +59,10 @@ class Algorithm:
         return _zeros(p)
 
     def create(self, own, p, group, structure):
+        if self.counts_steps:
+            if "step" in own:
+                return False
+            own["step"] = _step_tensor()
         created = False
         for name in self.state:
             if name not in own and self.keeps(structure, name):
@@ -75,6 +81,7 @@ class Algorithm:
 class Sgd(Algorithm):
     classes = (torch.optim.SGD,)
     state = ("momentum_buffer",)
+    counts_steps = False
     slots = ("weight_decay", "momentum", "one_minus_dampening", "nesterov_momentum",
              "neg_lr")
     Structure = collections.namedtuple("SgdStructure",
@@ -118,6 +125,21 @@ class Sgd(Algorithm):
         p.add_(d_p, alpha=s["neg_lr"])
 
 
+def _adam_moments(p, grad, own, s, weight_decay, decoupled, maximize):
+    """What Adam and NAdam share before their denominators: the sign, the weight decay
+    (decoupled: on the weight; else L2 on the gradient) and the two moments, updated in
+    place. Returns the gradient as the moments saw it."""
+    if maximize:
+        grad = -grad
+    if weight_decay and decoupled:
+        p.mul_(s["one_minus_lr_weight_decay"])
+    elif weight_decay:
+        grad = grad.add(p, alpha=s["weight_decay"])
+    own["exp_avg"].lerp_(grad, s["one_minus_beta1"])
+    own["exp_avg_sq"].mul_(s["beta2"]).addcmul_(grad, grad, value=s["one_minus_beta2"])
+    return grad
+
+
 class Adam(Algorithm):
     """Adam and AdamW (Adam with decoupled weight decay, which each group states)."""
     classes = (torch.optim.Adam, torch.optim.AdamW)
@@ -135,12 +157,6 @@ class Adam(Algorithm):
     def keeps(self, structure, name):
         return name != "max_exp_avg_sq" or structure.amsgrad
 
-    def create(self, own, p, group, structure):
-        if "step" in own:
-            return False
-        own["step"] = _step_tensor()
-        return super().create(own, p, group, structure)
-
     def scalars(self, g, host):
         beta1, beta2 = g["betas"]
         step = host["step"]
@@ -154,15 +170,8 @@ class Adam(Algorithm):
 
     def update(self, p, grad, own, s, structure):
         weight_decay, decoupled, amsgrad, maximize = structure
+        _adam_moments(p, grad, own, s, weight_decay, decoupled, maximize)
         exp_avg, exp_avg_sq = own["exp_avg"], own["exp_avg_sq"]
-        if maximize:
-            grad = -grad
-        if weight_decay and decoupled:
-            p.mul_(s["one_minus_lr_weight_decay"])
-        elif weight_decay:
-            grad = grad.add(p, alpha=s["weight_decay"])
-        exp_avg.lerp_(grad, s["one_minus_beta1"])
-        exp_avg_sq.mul_(s["beta2"]).addcmul_(grad, grad, value=s["one_minus_beta2"])
         if amsgrad:
             second = own["max_exp_avg_sq"]
             torch.maximum(second, exp_avg_sq, out=second)
@@ -186,12 +195,6 @@ class RMSprop(Algorithm):
     def keeps(self, structure, name):
         return {"square_avg": True, "momentum_buffer": structure.momentum,
                 "grad_avg": structure.centered}[name]
-
-    def create(self, own, p, group, structure):
-        if "step" in own:
-            return False
-        own["step"] = _step_tensor()
-        return super().create(own, p, group, structure)
 
     def scalars(self, g, host):
         return dict(weight_decay=g["weight_decay"], alpha=g["alpha"],
@@ -235,13 +238,6 @@ class Adagrad(Algorithm):
         return torch.full_like(p, group["initial_accumulator_value"],
                                memory_format=torch.preserve_format)
 
-    def create(self, own, p, group, structure):
-        # torch.optim.Adagrad makes its state in its constructor, not at a first step.
-        if "sum" in own:
-            return False
-        own["step"] = _step_tensor()
-        return super().create(own, p, group, structure)
-
     def scalars(self, g, host):
         clr = g["lr"] / (1 + (host["step"] - 1) * g["lr_decay"])
         return dict(weight_decay=g["weight_decay"], eps=g["eps"], neg_clr=-clr)
@@ -275,10 +271,8 @@ class NAdam(Algorithm):
                               bool(g["maximize"]))
 
     def create(self, own, p, group, structure):
-        if "step" in own:
-            return False
-        own["step"] = _step_tensor()
-        own["mu_product"] = _step_tensor(1.0)
+        if "step" not in own:
+            own["mu_product"] = _step_tensor(1.0)
         return super().create(own, p, group, structure)
 
     def first_host(self, group):
@@ -307,15 +301,8 @@ class NAdam(Algorithm):
 
     def update(self, p, grad, own, s, structure):
         weight_decay, decoupled, maximize = structure
+        grad = _adam_moments(p, grad, own, s, weight_decay, decoupled, maximize)
         exp_avg, exp_avg_sq = own["exp_avg"], own["exp_avg_sq"]
-        if maximize:
-            grad = -grad
-        if weight_decay and decoupled:
-            p.mul_(s["one_minus_lr_weight_decay"])
-        elif weight_decay:
-            grad = grad.add(p, alpha=s["weight_decay"])
-        exp_avg.lerp_(grad, s["one_minus_beta1"])
-        exp_avg_sq.mul_(s["beta2"]).addcmul_(grad, grad, value=s["one_minus_beta2"])
         denominator = exp_avg_sq.div(s["bias_correction2"]).sqrt()
         denominator.add_(s["eps"])
         p.addcdiv_(grad, denominator, value=s["neg_grad_step"])
