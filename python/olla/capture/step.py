@@ -197,21 +197,17 @@ class TrainingStep:
                         g.add_(m) for g, m in zip(gradients, more)]
                     total = loss if total is None else total + loss
         if loop.before_update is not None:
-            with annotate.phase_of("optimizer"), self._gradients_in_place(
-                    parameters, gradients, state) as held:
-                loop.before_update()
-            gradients = held
+            with annotate.phase_of("optimizer"):
+                gradients = self._before_update(parameters, gradients, state)
         with annotate.phase_of("optimizer"), torch.no_grad():
             self.optimizer.update(parameters, gradients, optimizer_state, self.scalars)
         return total
 
-    @contextlib.contextmanager
-    def _gradients_in_place(self, parameters, gradients, state):
-        """The traced parameters, their gradients in .grad, where user code reaches
-        parameters: the model's (reparametrized as in the forward pass) and the
-        optimizer's param groups. Yields a list that holds the gradients afterwards
-        (the code may replace a .grad)."""
-        held = []
+    def _before_update(self, parameters, gradients, state):
+        """Runs the loop's before_update with the traced parameters, their gradients
+        in .grad, where user code reaches parameters: the model's (reparametrized as in
+        the forward pass) and the optimizer's param groups. Returns the gradients after
+        it (the code may replace a .grad)."""
         for p, g in zip(parameters, gradients):
             p.grad = g
         groups = self.optimizer.torch_optimizer.param_groups \
@@ -222,16 +218,18 @@ class TrainingStep:
             for group in groups:
                 group["params"] = [traced.get(id(p), p) for p in group["params"]]
             with _reparametrize_module(self.model, state):
-                yield held
+                self.loop.before_update()
         finally:
             for group, params in zip(groups, originals):
                 group["params"] = params
+        updated = []
         for index, p in enumerate(parameters):
             if p.grad is None:
                 raise CaptureError(f"before_update set the gradient of parameter "
                                    f"'{self.parameter_names[index]}' to None")
-            held.append(p.grad)
+            updated.append(p.grad)
             p.grad = None
+        return updated
 
 
 # The ops that take a storage offset, which is absolute: the only ones whose result

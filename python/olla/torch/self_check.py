@@ -25,7 +25,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
-from ..capture.step import Annotations, apply_scalars
+from ..capture.step import Annotations
 from . import arena as arenas
 from .executor import flat_tensors, run_traced
 
@@ -263,21 +263,29 @@ def check_against_eager(graph, flat_arguments, traced_result, rng_state):
     return SelfCheck(len(pairs), eager_peak)
 
 
-def check_captured(graph):
-    """The self-check of a graph olla.capture made in train mode, outside olla.torch:
-    the traced step run once in its order on copies of its arguments (first-step
-    scalars, fresh optimizer state), then check_against_eager. Returns a SelfCheck;
-    raises SelfCheckError."""
-    traced = graph.step
-    flat = tree_flatten(traced.example_arguments())[0]
+def run_and_check(graph, run, check=True):
+    """Runs the traced step once on copies of its arguments (the state the capture
+    made; the graph holds a first step's scalars), by run(copies) -> its output, then
+    with `check` compares the result with an eager step's (check_against_eager). The
+    CPU generator is left as it was. Returns the SelfCheck, or None unchecked."""
+    flat, spec = tree_flatten(graph.step.example_arguments())
     copies = _clones(flat)
-    apply_scalars(graph.scalar_slots, traced.optimizer.scalar_values())
     generator = torch.get_rng_state()
     try:
-        output = run_traced(graph, copies)
-        spec = tree_flatten(traced.example_arguments())[1]
+        output = run(copies)
+        if not check:
+            return None
         updated = tree_unflatten(copies, spec)
+        del copies
         result = (flat_tensors(output)[0],) + tuple(updated[:3])
+        del output, updated
         return check_against_eager(graph, flat, result, generator)
     finally:
         torch.set_rng_state(generator)
+
+
+def check_captured(graph):
+    """The self-check of a graph olla.capture made in train mode, outside olla.torch
+    (the traced step run in its own order). Returns a SelfCheck; raises
+    SelfCheckError."""
+    return run_and_check(graph, lambda copies: run_traced(graph, copies))

@@ -5,7 +5,6 @@ import time
 import warnings
 
 import torch
-from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from .. import planning
 from ..capture.step import (OFFSET_OPS, apply_scalars, at_offset_zero,
@@ -13,7 +12,7 @@ from ..capture.step import (OFFSET_OPS, apply_scalars, at_offset_zero,
 from ..capture.loop import Loop
 from ..capture.storage import CaptureError
 from . import arena as arenas
-from .self_check import check_against_eager
+from .self_check import run_and_check
 from .executor import PlanExecutor, calibrate, flat_tensors
 
 
@@ -100,28 +99,21 @@ class OllaStep:
         the graph, so the plan places it. Costs one step's compute and, while it runs,
         a copy of the state the step updates. With `check`, the run's result is then
         compared with an eager step's (self_check.py), which costs an eager step and
-        another copy. The CPU generator is left as it was. Returns (profiles, the
-        self_check.SelfCheck or None)."""
-        flat, spec = tree_flatten(self.traced.example_arguments())
-        copies = [t.detach().clone() for t in flat]
-        # The scalars of a first step, from the state the capture made (zeros).
-        apply_scalars(self.graph.scalar_slots, self.traced.optimizer.scalar_values())
-        generator = torch.get_rng_state()
+        another copy. Returns (profiles, the self_check.SelfCheck or None)."""
+        profiles = {}
+
+        def run(copies):
+            started = time.perf_counter()
+            found, output = calibrate(self.graph, copies)
+            profiles.update(found)
+            self.timings["calibrate"] = time.perf_counter() - started
+            return output
+
         started = time.perf_counter()
-        profiles, output = calibrate(self.graph, copies)
-        self.timings["calibrate"] = time.perf_counter() - started
-        checked = None
-        try:
-            if check:
-                started = time.perf_counter()
-                updated = tree_unflatten(copies, spec)
-                del copies
-                result = (flat_tensors(output)[0],) + tuple(updated[:3])
-                del output, updated
-                checked = check_against_eager(self.graph, flat, result, generator)
-                self.timings["self_check"] = time.perf_counter() - started
-        finally:
-            torch.set_rng_state(generator)
+        checked = run_and_check(self.graph, run, check)
+        if check:
+            self.timings["self_check"] = (time.perf_counter() - started
+                                          - self.timings["calibrate"])
         # The zero optimizer state the capture made is not needed again: the steps use
         # the optimizer's own.
         self.traced.optimizer_state = None
@@ -171,10 +163,10 @@ class OllaStep:
                     f"layout (.contiguous() or .to(memory_format=...)) or call "
                     f"olla.torch.optimize again with an example of this layout")
 
-    def _in_traced_layout(self, tensors):
-        """The inputs as the step was traced for them: at storage offset 0 where the
-        graph reads offsets (capture.step.OFFSET_OPS)."""
-        return [at_offset_zero(t) for t in tensors] if self.reads_offsets else tensors
+    def _in_traced_layout(self, tensor):
+        """An input as the step was traced for it: at storage offset 0 where the graph
+        reads offsets (capture.step.OFFSET_OPS)."""
+        return at_offset_zero(tensor) if self.reads_offsets else tensor
 
     def _check_trainable(self):
         """The parameters the step trains are those it was traced with: a parameter
@@ -218,11 +210,11 @@ class OllaStep:
         _check_no_autocast("the step")
         state, scalars = self._optimizer_state()
         apply_scalars(self.graph.scalar_slots, scalars)
-        kwargs = {k: kwargs[k] for k in self.traced.kwargs}
+        layout = self._in_traced_layout
         arguments = (self.traced.parameters, self._module_state(), state,
-                     self._in_traced_layout(inputs),
-                     dict(zip(kwargs, self._in_traced_layout(list(kwargs.values())))),
-                     self._in_traced_layout(targets))
+                     [layout(t) for t in inputs],
+                     {k: layout(kwargs[k]) for k in self.traced.kwargs},
+                     [layout(t) for t in targets])
         flat = torch.utils._pytree.tree_flatten(arguments)[0]
         if self.arena is None:
             self.arena = arenas.new_arena(self.plan.arena_bytes)
