@@ -12,8 +12,8 @@ Writes bench/results/loops.md. Four tables:
     measured) and the graph's own model of eager (the report's eager_peak_live_bytes)
     beside the saving olla.torch.measure measures;
   - cost: the self-check's share of optimize()'s seconds;
-  - speed: the median step time of olla and of eager over 20 steps, small models at
-    batch 4 (the executor's dispatch per op is Python).
+  - speed: the median step time of olla and of eager over 60 interleaved steps,
+    small models at batch 4 (the executor's dispatch per op is Python).
 """
 
 import argparse
@@ -234,19 +234,17 @@ def speed(quick):
         step = olla_torch.optimize(model, [x], loss_fn, sgd(model.parameters()),
                                    targets=[y], time_limit=5)
         reference_optimizer = sgd(reference.parameters())
-        steps = 5 if quick else 20
-
-        def timed(run):
-            times = []
-            for _ in range(steps):
+        runs = {"eager": lambda: olla_torch.eager_step(reference, reference_optimizer,
+                                                       loss_fn, [x], [y]),
+                "olla": lambda: step(x, targets=[y])}
+        times = {name: [] for name in runs}
+        # Interleaved, so that a slow spell of the shared machine hits both alike.
+        for _ in range(5 if quick else 60):
+            for name, run in runs.items():
                 started = time.perf_counter()
                 run()
-                times.append(time.perf_counter() - started)
-            return statistics.median(times)
-
-        eager = timed(lambda: olla_torch.eager_step(reference, reference_optimizer,
-                                                    loss_fn, [x], [y]))
-        olla = timed(lambda: step(x, targets=[y]))
+                times[name].append(time.perf_counter() - started)
+        eager, olla = (statistics.median(times[name]) for name in ("eager", "olla"))
         ops = len(step.plan.order)
         rows.append(f"| {name} | {ops} | {1000 * eager:.2f} | {1000 * olla:.2f} | "
                     f"{olla / eager:.2f} | {1e6 * (olla - eager) / ops:.1f} |")
@@ -279,9 +277,11 @@ def main():
         "## The self-check's cost", "",
         *table_cost, "",
         "## Step time", "",
-        "Median of the steps' wall time (a noisy shared machine: read the ratios). The "
-        "executor calls each ATen op from Python and announces its allocations to the "
-        "arena; eager PyTorch's autograd engine runs the backward in C++.", "",
+        "Median of 60 steps' wall time each, olla's and eager's interleaved (a noisy "
+        "shared machine: read the ratios). The executor runs the plan's order as one "
+        "generated Python function, one call per ATen op, and announces each op's "
+        "allocations to the arena by position; eager PyTorch's autograd engine runs the "
+        "backward in C++.", "",
         *table_speed, ""]
     out = ROOT / "bench" / "results" / "loops.md"
     if not quick:

@@ -1,6 +1,7 @@
 #include "olla/runtime/planned_arena.h"
 
 #include <cstdint>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -88,6 +89,21 @@ TEST(PlannedArenaTest, UnclaimedAnnouncementsAreCountedAtTheNextOne) {
   void* late = arena.Allocate(64);  // No longer announced: falls through.
   EXPECT_FALSE(arena.InArena(late));
   EXPECT_TRUE(arena.Free(late));
+}
+
+TEST(PlannedArenaTest, AScheduledAnnouncementIsThatPositionsSlots) {
+  PlannedArena arena(1024);
+  arena.SetSchedule({{{0, 100}}, {{512, 100}}});
+  arena.AnnounceScheduled(1);
+  void* second = arena.Allocate(100);
+  arena.AnnounceScheduled(0);
+  void* first = arena.Allocate(100);
+  EXPECT_EQ(static_cast<char*>(second) - static_cast<char*>(first), 512);
+  arena.AnnounceScheduled(0);  // The schedule is kept: position 0 again.
+  EXPECT_EQ(arena.stats().unclaimed, 0);
+  EXPECT_THROW(arena.AnnounceScheduled(2), std::out_of_range);
+  EXPECT_TRUE(arena.Free(first));
+  EXPECT_TRUE(arena.Free(second));
 }
 
 TEST(PlannedArenaTest, CountingAllocatorWithoutArena) {

@@ -12,7 +12,8 @@ PlanExecutor reorders the nodes by the plan's op order (getitem nodes follow the
 they unpack), drops each value right after its last use in that order, as the plan's
 lifetimes assume, and before each op announces to the arena the op's planned
 allocations: (offset, bytes, request index), outputs at their buffers' offsets and
-scratch packed in the op's workspace slot. A plan that recomputes (plan format 3)
+scratch packed in the op's workspace slot. Both run the nodes through one generated
+function (codegen.py); the arena holds the announcements as a schedule. A plan that recomputes (plan format 3)
 runs each recomputation's node a second time, its outputs at the copies' offsets; the
 ops it serves read that run's values, through the same views where they read a view
 of the dropped tensor (views are free, and the view of the original would keep it).
@@ -26,6 +27,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from ..capture.step import Annotations
 from ..capture.storage import flatten
 from . import arena as arenas
+from .codegen import compile_steps
 
 _SCRATCH_ALIGNMENT = 64  # As PyTorch's CPU allocator aligns.
 
@@ -85,48 +87,19 @@ def constants(gm):
 
 
 class _Step:
-    """One node to run: `key` names its value in the environment (the node itself, or
-    (recomputation index, node) for a recomputation's run and its unpackers); `refs`
-    maps argument nodes to how to read them (_ref_value), where not env[node]."""
+    """One node to run: `key` names its value (the node itself, or (recomputation
+    index, node) for a recomputation's run and its unpackers); `refs` maps argument
+    nodes to how to read them, where not by their own key: ("env", key), or ("view",
+    node, refs), the view node made again on arguments read through refs."""
 
-    __slots__ = ("node", "key", "refs", "grad", "load_args", "load_kwargs", "slots")
+    __slots__ = ("node", "key", "refs", "grad", "slots")
 
     def __init__(self, node, key=None, refs=None):
         self.node = node
         self.key = node if key is None else key
         self.refs = refs or {}
         self.grad = grad_mode_of(node)
-        self.load_args = _args_loader(node, self.refs)
-        self.load_kwargs = _kwargs_loader(node, self.refs)
         self.slots = ()  # The planned allocations to announce before it runs.
-
-
-def _args_loader(node, refs):
-    """A function env -> node.args with every node in them replaced by its value, made
-    once per step (the executor's time per op is mostly such Python). It reads
-    node.args at each call: apply_scalars rewrites the optimizer's scalars there
-    before every step."""
-    if refs:
-        return lambda env: _load_refs(env, node.args, refs)
-    fx_node = torch.fx.Node
-
-    def holds_node(value):
-        return isinstance(value, (list, tuple)) and any(isinstance(v, fx_node)
-                                                        for v in value)
-
-    if any(holds_node(v) for v in node.args):  # A list of tensors (cat, stack).
-        return lambda env: _load_refs(env, node.args, refs)
-    if not any(isinstance(v, fx_node) for v in node.args):
-        return lambda env: node.args
-    is_node = tuple(isinstance(v, fx_node) for v in node.args)
-    return lambda env: [env[v] if n else v for v, n in zip(node.args, is_node)]
-
-
-def _kwargs_loader(node, refs):
-    """As _args_loader, for node.kwargs."""
-    if not node.kwargs:
-        return lambda env: {}
-    return lambda env: {k: _load_refs(env, v, refs) for k, v in node.kwargs.items()}
 
 
 def grad_mode_of(node):
@@ -144,67 +117,12 @@ def detached(flat_arguments):
     return [t.detach() if isinstance(t, torch.Tensor) else t for t in flat_arguments]
 
 
-def _ref_value(env, ref):
-    """A reference: ("env", key), or ("view", node, refs): the view node run again on
-    its arguments read through refs."""
-    if ref[0] == "env":
-        return env[ref[1]]
-    node, refs = ref[1], ref[2]
-    return node.target(*_load_refs(env, node.args, refs),
-                       **{k: _load_refs(env, v, refs) for k, v in node.kwargs.items()})
-
-
-def _load_refs(env, value, refs):
-    if isinstance(value, torch.fx.Node):
-        ref = refs.get(value)
-        return env[value] if ref is None else _ref_value(env, ref)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_load_refs(env, v, refs) for v in value)
-    return value
-
-
 def _ref_keys(ref, keys):
     if ref[0] == "env":
         keys.append(ref[1])
     else:
         for sub in ref[2].values():
             _ref_keys(sub, keys)
-
-
-def _run_steps(steps, placeholders, flat_arguments, release, output, before, after,
-               lifted):
-    """Runs `steps`, calling before(step) and after(node, value) around each op (either
-    may be None), and dropping the values listed in release[position] after each step.
-    lifted: the get_attr nodes' tensors (constants())."""
-    env = dict(zip(placeholders, detached(flat_arguments)))
-    env.update(lifted)
-    outside = torch.is_grad_enabled()
-    set_grad = torch._C._set_grad_enabled
-    grad = None
-    getitem = operator.getitem
-    try:
-        for step, done in zip(steps, release):
-            node = step.node
-            args = step.load_args(env)
-            if node.target is getitem:
-                env[step.key] = args[0][args[1]]
-            else:
-                kwargs = step.load_kwargs(env)
-                if before is not None:
-                    before(step)
-                if step.grad is not grad:
-                    grad = step.grad
-                    set_grad(grad)
-                # No local name holds the value: a value kept past its last use
-                # would keep its planned bytes from the next tensor planned there.
-                env[step.key] = node.target(*args, **kwargs)
-                if after is not None:
-                    after(node, env[step.key])
-            for key in done:
-                del env[key]
-        return _load_refs(env, output.args[0], {})
-    finally:
-        set_grad(outside)
 
 
 def _release_lists(steps, output):
@@ -231,14 +149,15 @@ def _release_lists(steps, output):
 
 def run_traced(graph, flat_arguments, before=None, after=None):
     """Runs graph.fx in its traced order on `flat_arguments` (which it updates), with
-    whatever allocator is installed, calling before(step) and after(node, value)
-    around each op; returns the step's output."""
+    whatever allocator is installed, calling before(position) and after(node, value)
+    around each op (codegen.compile_steps); returns the step's output."""
     nodes = list(graph.fx.graph.nodes)
     output = next(n for n in nodes if n.op == "output")
     steps = [_Step(node) for node in nodes if node.op == "call_function"]
-    return _run_steps(steps, [n for n in nodes if n.op == "placeholder"], flat_arguments,
-                      _release_lists(steps, output), output, before, after,
-                      constants(graph.fx))
+    run = compile_steps(steps, [n for n in nodes if n.op == "placeholder"],
+                        _release_lists(steps, output), output, constants(graph.fx),
+                        graph.scalar_slots or (), before is not None, after is not None)
+    return run(detached(flat_arguments), before, after)
 
 
 def calibrate(graph, flat_arguments):
@@ -251,7 +170,7 @@ def calibrate(graph, flat_arguments):
     resized = {}
     counter = arenas.new_arena(0)
 
-    def before(step):
+    def before(position):
         counter.announce(())
 
     def after(node, value):
@@ -304,15 +223,14 @@ class PlanExecutor:
         for node in gm.graph.nodes:
             if node.op == "call_function" and node.target is operator.getitem:
                 unpackers.setdefault(node.args[0].name, []).append(node)
-        self.placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-        self.output = next(n for n in gm.graph.nodes if n.op == "output")
+        output = next(n for n in gm.graph.nodes if n.op == "output")
         runs = {r["id"]: i for i, r in enumerate(plan.recompute)}
         serving = {}  # op id or run index -> the recomputations whose copies it reads
         for i, r in enumerate(plan.recompute):
             for reader in r["serves"]:
                 serving.setdefault(("run", runs[reader]) if reader in runs else reader,
                                    []).append(i)
-        self.steps = []
+        steps = []
         for entry in plan.order:
             run = runs.get(entry)
             op = plan.recompute[run]["op"] if run is not None else entry
@@ -321,18 +239,24 @@ class PlanExecutor:
             feeders = serving.get(entry if run is None else ("run", run), ())
             refs = self._refs(graph, plan, nodes, node_of_op, node, feeders)
             step = _Step(node, key, refs)
-            self.steps.append(step)
+            steps.append(step)
             copies = {}
             if run is not None:
                 r = plan.recompute[run]
                 copies = dict(zip(graph.ops[op].allocates, r["copies"]))
             step.slots = self._slots(graph, plan, op, entry, profiles.get(op), copies)
             for unpacker in unpackers.get(node.name, ()):
-                self.steps.append(_Step(unpacker, unpacker if run is None
+                steps.append(_Step(unpacker, unpacker if run is None
                                         else (run, unpacker),
                                         {} if run is None else {node: ("env", key)}))
-        self.release = _release_lists(self.steps, self.output)
-        self.lifted = constants(gm)
+        # One announcement per op that is not an unpacking: compile_steps's positions.
+        self.schedule = [step.slots for step in steps
+                         if step.node.target is not operator.getitem]
+        self.arena_bytes = plan.arena_bytes
+        self._compiled = compile_steps(
+            steps, [n for n in gm.graph.nodes if n.op == "placeholder"],
+            _release_lists(steps, output), output, constants(gm),
+            graph.scalar_slots or (), before=True)
 
     @staticmethod
     def _refs(graph, plan, nodes, node_of_op, node, feeders):
@@ -390,14 +314,18 @@ class PlanExecutor:
                       for request, size, offset in profile.scratch]
         return slots
 
+    def new_arena(self):
+        """An arena of the plan's bytes that knows every op's planned allocations."""
+        arena = arenas.new_arena(self.arena_bytes)
+        arena.set_schedule(self.schedule)
+        return arena
+
     def run(self, flat_arguments, arena):
         """Runs the step on `flat_arguments` (make_fx's flattening of the step's
-        arguments) with `arena` installed by the caller; returns the step's output."""
-        announce = arena.announce
-        result = _run_steps(self.steps, self.placeholders, flat_arguments, self.release,
-                            self.output, lambda step: announce(step.slots), None,
-                            self.lifted)
-        announce(())
+        arguments) with `arena` (new_arena()'s) installed by the caller; returns the
+        step's output."""
+        result = self._compiled(detached(flat_arguments), arena.announce_scheduled)
+        arena.announce(())
         return result
 
 

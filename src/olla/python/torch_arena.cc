@@ -126,6 +126,17 @@ std::string C10Library() {
   return info.dli_fname;
 }
 
+// (offset, size, request index or -1): a PlannedSlot as Python passes it.
+using Slot = std::tuple<int64_t, int64_t, int64_t>;
+
+std::vector<PlannedSlot> Planned(const std::vector<Slot>& slots) {
+  std::vector<PlannedSlot> planned;
+  planned.reserve(slots.size());
+  for (const auto& [offset, size, request] : slots)
+    planned.push_back({offset, size, request});
+  return planned;
+}
+
 py::dict Stats(const PlannedArena& arena) {
   const ArenaStats stats = arena.stats();
   py::dict out;
@@ -146,21 +157,30 @@ py::dict Stats(const PlannedArena& arena) {
 }  // namespace olla
 
 PYBIND11_MODULE(_arena, module) {
+  using olla::Planned;
   using olla::PlannedArena;
+  using olla::Slot;
   module.doc() = "olla's planned arena as PyTorch's CPU allocator";
   py::class_<PlannedArena, std::shared_ptr<PlannedArena>>(module, "Arena")
       .def(py::init<int64_t>(), py::arg("arena_bytes"))
       .def(
           "announce",
-          [](PlannedArena& arena,
-             const std::vector<std::tuple<int64_t, int64_t, int64_t>>& slots) {
-            std::vector<olla::PlannedSlot> planned;
-            planned.reserve(slots.size());
-            for (const auto& [offset, size, request] : slots)
-              planned.push_back({offset, size, request});
-            arena.Announce(std::move(planned));
+          [](PlannedArena& arena, const std::vector<Slot>& slots) {
+            arena.Announce(Planned(slots));
           },
           py::arg("slots"), "(offset, size, request index or -1) per planned buffer")
+      .def(
+          "set_schedule",
+          [](PlannedArena& arena, const std::vector<std::vector<Slot>>& schedule) {
+            std::vector<std::vector<olla::PlannedSlot>> planned;
+            planned.reserve(schedule.size());
+            for (const std::vector<Slot>& slots : schedule)
+              planned.push_back(Planned(slots));
+            arena.SetSchedule(std::move(planned));
+          },
+          py::arg("schedule"), "announce()'s slots for each position of a step")
+      .def("announce_scheduled", &PlannedArena::AnnounceScheduled, py::arg("position"),
+           "announce(schedule[position]) (IndexError for a position not scheduled)")
       .def(
           "window",
           [](const PlannedArena& arena) {

@@ -40,6 +40,20 @@ void PlannedArena::Announce(std::vector<PlannedSlot> slots) {
   announcer_ = std::this_thread::get_id();
 }
 
+void PlannedArena::SetSchedule(std::vector<std::vector<PlannedSlot>> schedule) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  schedule_ = std::move(schedule);
+}
+
+void PlannedArena::AnnounceScheduled(size_t position) {
+  std::vector<PlannedSlot> slots;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slots = schedule_.at(position);
+  }
+  Announce(std::move(slots));
+}
+
 int64_t PlannedArena::FindSlot(size_t bytes, int64_t request) const {
   // The slot announced for this very request, else the first of its size announced
   // for any request.

@@ -83,6 +83,12 @@ class PlannedArena {
   // The planned allocations of the op about to run. Slots of the previous op still
   // unclaimed are counted (ArenaStats::unclaimed) and dropped.
   void Announce(std::vector<PlannedSlot> slots);
+  // The announcements of a whole step, made once (a step announces before every op,
+  // and building each op's slots anew would cost more than many small ops run), then
+  // announced by position: AnnounceScheduled(i) is Announce(schedule[i]).
+  void SetSchedule(std::vector<std::vector<PlannedSlot>> schedule);
+  // Throws std::out_of_range for a position the schedule does not hold.
+  void AnnounceScheduled(size_t position);
 
   // A pointer to `bytes` bytes (nullptr for 0 bytes): a planned address or a
   // fall-through allocation. Throws std::bad_alloc when a fall-through fails.
@@ -110,6 +116,7 @@ class PlannedArena {
   mutable std::mutex mutex_;
   char* base_ = nullptr;
   int64_t arena_bytes_ = 0;
+  std::vector<std::vector<PlannedSlot>> schedule_;
   std::vector<PlannedSlot> announced_;
   std::vector<bool> claimed_;
   std::vector<ArenaRequest> window_;
