@@ -2,7 +2,8 @@
 at batch 32 (four of the zoo's and two torchvision models outside it), `olla optimize
 --memory-budget` at half the eager activation peak, and the checkpointing a user would
 write by hand (torch.utils.checkpoint around every block), compared at the memory the
-checkpointing reaches. Writes bench/results/remat.md.
+checkpointing reaches; then how low olla goes against the recompute floor, the proven
+least arena of any plan. Writes bench/results/remat.md.
 
     .venv/bin/python bench/remat.py [--olla build/bin/olla] [--time-limit 60]
 
@@ -131,10 +132,27 @@ def row(olla, path, time_limit, work):
     if not check["valid"]:
         raise SystemExit(f"{path}: the checkpointing plan is invalid: {check['error']}")
     at_checkpoint = optimize(olla, path, check["peak_live_bytes"], time_limit)
+    floor = half["recompute_floor_bytes"]
     return {"graph": graph["name"], "ops": len(graph["ops"]), "eager": eager_peak,
             "half": half, "checkpoint_peak": check["peak_live_bytes"],
             "checkpoint_runs": check["recomputations"],
-            "checkpoint_added": check["added_compute"], "at_checkpoint": at_checkpoint}
+            "checkpoint_added": check["added_compute"], "at_checkpoint": at_checkpoint,
+            "floor": floor, "smallest": smallest_fit(olla, path, floor, eager_peak,
+                                                     time_limit)}
+
+
+def smallest_fit(olla, path, low, high, time_limit, steps=8):
+    """The report of the smallest budget olla fits, bisected between the recompute
+    floor (nothing fits below it) and the eager peak (which fits without recomputing)."""
+    best = None
+    for _ in range(steps):
+        middle = (low + high) // 2
+        report = optimize(olla, path, middle, time_limit)
+        if report["fits"]:
+            high, best = middle, report
+        else:
+            low = middle
+    return best or optimize(olla, path, high, time_limit)
 
 
 def stage_seconds(report):
@@ -170,6 +188,29 @@ def markdown(rows, time_limit):
             f"{100 * r['checkpoint_added']:.1f} % | {same['arena_bytes'] / GIB:.2f} GiB"
             f"{'' if same['fits'] else ' (does not fit)'} | "
             f"{100 * same.get('added_compute', 0):.1f} % | {stage_seconds(same):.1f} |")
+    lines += [
+        "",
+        "## How low: the recompute floor against the smallest arena olla fits",
+        "",
+        "The floor (src/olla/remat/recompute_floor.h, docs/budget.md) is proven: no plan, "
+        "whatever it recomputes, peaks below it, and a budget under it is refuted before "
+        "any search. The smallest arena is bisected over budgets between the floor and "
+        "the eager peak (8 runs of `olla optimize --memory-budget`); the gap is what "
+        "neither the search nor the bound has closed.",
+        "",
+        "| graph | eager peak | recompute floor | smallest arena fitted | compute added "
+        "there | floor / arena |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        smallest = r["smallest"]
+        lines.append(
+            f"| {r['graph']} | {r['eager'] / GIB:.2f} GiB | {r['floor'] / GIB:.3f} GiB "
+            f"({100 * r['floor'] / r['eager']:.0f} %) | "
+            f"{smallest['arena_bytes'] / GIB:.3f} GiB "
+            f"({100 * smallest['arena_bytes'] / r['eager']:.0f} %) | "
+            f"{100 * smallest.get('added_compute', 0):.1f} % | "
+            f"{100 * r['floor'] / smallest['arena_bytes']:.1f} % |")
     return "\n".join(lines) + "\n"
 
 

@@ -25,6 +25,7 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
+import olla  # noqa: E402
 import olla.torch as olla_torch  # noqa: E402
 from olla.capture import zoo  # noqa: E402
 from olla.torch.memory import eager_step  # noqa: E402
@@ -72,7 +73,7 @@ def row(name, batch, budget_of, time_limit):
         step = olla_torch.optimize(work.model, inputs, work.loss_fn, optimizer,
                                    targets=targets, memory_budget=budget,
                                    time_limit=time_limit)
-    except ValueError as error:  # No plan fits: the message says what was found.
+    except olla.NoPlanError as error:  # The message says what was found, or the proof.
         return {**base, "error": str(error)}
     planning_seconds = time.monotonic() - started
     equal = True

@@ -5,8 +5,9 @@ olla.capture, or the graph format's JSON as a dict or a string. Options of
 optimize_graph are the option table of `olla optimize` (olla.options() lists them),
 as keyword arguments: time_limit=2.0, work_limit=100000, memory_budget=2**30,
 alignment=512, schedule_method="joint", ... An unknown option or a bad value raises
-ValueError naming it, as does a bad graph; an internal error of olla raises
-RuntimeError. The solve runs without holding the GIL.
+ValueError naming it, as does a bad graph; a memory budget no plan meets raises
+NoPlanError with olla's reason; an internal error of olla raises RuntimeError. The
+solve runs without holding the GIL.
 """
 
 import json
@@ -22,6 +23,12 @@ _olla.set_milp_worker([
     sys.executable, "-c",
     f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); from olla import _olla; "
     f"raise SystemExit(_olla._milp_worker())"])
+
+
+class NoPlanError(Exception):
+    """No plan fits the memory budget: a proven bound refutes it, or none was found
+    within the limits. The message is olla's conclusion, as `olla optimize` prints it
+    (exit code 2). Not a ValueError: the options and the graph were right."""
 
 
 class Plan:
@@ -106,22 +113,14 @@ def optimize_graph(graph, **options):
     """Orders, places and checks `graph`: a Plan (see the module's documentation).
 
     With memory_budget, order and placement come first and recomputation where they
-    cannot fit (docs/budget.md; recompute=False forbids it); raises ValueError when no
-    plan's arena fits, with the smallest arena found and the proven bound of every
-    order without recomputation."""
+    cannot fit (docs/budget.md; recompute=False forbids it); raises NoPlanError when
+    no plan's arena fits (a bound refutes the budget, or none was found within the
+    limits)."""
     source, from_file = _source(graph)
     texts = {name: _option_text(name, value) for name, value in options.items()}
     result = _olla.optimize(source, from_file, texts)
     if not result["fits"]:
-        report = json.loads(result["report_json"])
-        found = ""
-        if report.get("has_plan"):
-            recomputing = (f", recomputing {report['recomputed_ops']} ops"
-                           if report.get("recomputed_ops") else "")
-            found = f", smallest arena found {report['arena_bytes']} bytes{recomputing}"
-        raise ValueError(
-            f"memory_budget: no plan fits in {report['memory_budget']} bytes (order and "
-            f"placement alone need at least {report['lower_bound_bytes']} bytes{found})")
+        raise NoPlanError(result["reason"])
     return Plan(result)
 
 

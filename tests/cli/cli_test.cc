@@ -192,6 +192,20 @@ TEST(CliTest, OptimizeBudgetAtTheBoundFitsAndBelowItIsRefuted) {
   EXPECT_FALSE(std::filesystem::exists(plan));  // No plan is written when none fits.
 }
 
+// Recomputation may try on GPT-2, but no plan goes below its recompute floor: a budget
+// under it is refuted before any search (a work limit of 1 is never reached).
+TEST(CliTest, OptimizeRefutesABudgetBelowTheRecomputeFloor) {
+  const CliResult below = RunOlla(
+      "optimize models/gpt2_small.train.b1.json.gz --work-limit 1 --memory-budget "
+      "1000000 --json");
+  EXPECT_EQ(below.exit_code, 2);
+  EXPECT_THAT(below.err, ::testing::StartsWith("olla: no plan fits in 1000000 bytes, "
+                                               "recomputing or not: "));
+  EXPECT_THAT(below.err, HasSubstr("(proof: the recompute floor, "));
+  EXPECT_THAT(below.out, HasSubstr("\"conclusion\": \"refuted\""));
+  EXPECT_THAT(below.out, HasSubstr("\"recompute_floor_bytes\": "));
+}
+
 TEST(CliTest, OptimizeNamesThePinsFileWhenPinsContradictTheGraph) {
   const CliResult result = RunOlla(
       "optimize examples/figure3.json --work-limit 100 --pin "

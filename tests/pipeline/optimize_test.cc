@@ -10,6 +10,7 @@
 #include "olla/io/plan_json.h"
 
 #include "graph_builder.h"
+#include "training_chain.h"
 
 namespace olla {
 namespace {
@@ -91,9 +92,40 @@ TEST(OptimizeTest, ABudgetBelowTheBoundIsRefutedBeforeScheduling) {
   const Budget budget = TestBudget();
   const OptimizeResult result = *Optimize(graph, options, budget);
   EXPECT_FALSE(result.fits());
+  EXPECT_EQ(result.conclusion, Conclusion::kRefuted);
   EXPECT_FALSE(result.plan.has_value());
   EXPECT_EQ(result.stages.size(), 1u);  // The baselines and bounds only.
   EXPECT_EQ(budget.work_spent(), 0);
+}
+
+// Recomputation may lower the chain's peak, but not below its floor (4 of 10 units:
+// remat/recompute_floor.h): a budget under it is refuted before any search, with the
+// proof in one line; at the floor's level the search still runs.
+TEST(OptimizeTest, ABudgetBelowTheRecomputeFloorIsRefutedBeforeAnySearch) {
+  const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
+  OptimizeOptions options;
+  options.alignment = 1;
+  options.memory_budget = 3999;
+  const Budget budget = TestBudget();
+  const OptimizeResult result = *Optimize(graph, options, budget);
+  EXPECT_EQ(result.conclusion, Conclusion::kRefuted);
+  EXPECT_FALSE(result.plan.has_value());
+  EXPECT_EQ(result.stages.size(), 1u);
+  EXPECT_EQ(budget.work_spent(), 0);
+  ASSERT_TRUE(result.recompute_floor.has_value());
+  EXPECT_EQ(result.recompute_floor->bytes, 4000);
+  EXPECT_EQ(
+      result.reason,
+      "no plan fits in 3999 bytes, recomputing or not: 4000 bytes are live at op 9 'v9' "
+      "in every plan (proof: the recompute floor, its inputs, outputs and "
+      "workspace, 3000 bytes, and 1000 bytes live there that no recomputation "
+      "frees)");
+
+  options.memory_budget = 4000;
+  const OptimizeResult searched = *Optimize(graph, options, TestBudget());
+  EXPECT_NE(searched.conclusion, Conclusion::kRefuted);
+  EXPECT_TRUE(searched.plan.has_value());
+  EXPECT_TRUE(searched.recompute.has_value());
 }
 
 // Budget mode on a transformer whose eager order is at the bound of every order:
@@ -130,6 +162,7 @@ TEST(OptimizeTest, ABudgetOnlyRecomputationMeetsIsMetByRecomputing) {
   const OptimizeResult refused = *Optimize(graph, options, TestBudget());
   EXPECT_FALSE(refused.fits());
   EXPECT_FALSE(refused.recompute.has_value());
+  EXPECT_EQ(refused.conclusion, Conclusion::kRefuted);  // By the bound of every order.
 }
 
 // The joint refinement never loses and, where the order with the smallest peak does

@@ -184,7 +184,7 @@ def max_batch_size(model, make_inputs, loss_fn, optimizer, memory, max_batch=1 <
             return report["total_bytes"]
         try:
             budgeted = plan(graph, memory_budget=budget)
-        except ValueError:  # No plan fits, even recomputing.
+        except planning.NoPlanError:  # No plan fits, even recomputing.
             return report["total_bytes"]
         if budgeted.get("added_compute", 0.0) > recompute_overhead:
             return report["total_bytes"]

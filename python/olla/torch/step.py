@@ -217,7 +217,7 @@ class OllaStep:
                      [layout(t) for t in targets])
         flat = torch.utils._pytree.tree_flatten(arguments)[0]
         if self.arena is None:
-            self.arena = arenas.new_arena(self.plan.arena_bytes)
+            self.arena = self.executor.new_arena()
         arena = self.arena
         arena.reset_stats()
         with arenas.installed(arena):
@@ -289,7 +289,8 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
     """Captures one training step of `model` (forward on example_inputs and
     example_kwargs, loss_fn(output, *targets), backward, `optimizer`'s update), plans
     it with olla (the options of olla.optimize_graph: time_limit, memory_budget,
-    work_limit, alignment, ...) and returns an OllaStep that runs it.
+    work_limit, alignment, ...) and returns an OllaStep that runs it; olla.NoPlanError
+    when no plan fits memory_budget.
     copy_elimination: the exact rewrites of olla.capture.rewrites (copies autograd
     makes that the step need not: an in-place ReLU6's saved input), which change no
     value; False keeps the step as PyTorch traces it.

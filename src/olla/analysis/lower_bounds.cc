@@ -9,7 +9,11 @@
 
 namespace olla {
 
-std::vector<int64_t> SingleOpFootprints(const Graph& graph) {
+namespace {
+
+// Bytes of each op's workspace and of the `counted` buffers (empty: all) among its
+// inputs and outputs, distinct buffers counted once, persistent ones never.
+std::vector<int64_t> Footprints(const Graph& graph, const std::vector<bool>& counted) {
   std::vector<int64_t> footprint(static_cast<size_t>(graph.num_ops()), 0);
   // last_counted[b] == o marks buffer b as already counted for op o.
   std::vector<int32_t> last_counted(static_cast<size_t>(graph.num_buffers()), -1);
@@ -18,6 +22,7 @@ std::vector<int64_t> SingleOpFootprints(const Graph& graph) {
     int64_t bytes = op.workspace;
     auto count = [&](BufferId b) {
       if (graph.buffer(b).persistent || last_counted[b.index()] == o) return;
+      if (!counted.empty() && !counted[b.index()]) return;
       last_counted[b.index()] = o;
       bytes += graph.buffer(b).size;
     };
@@ -26,6 +31,13 @@ std::vector<int64_t> SingleOpFootprints(const Graph& graph) {
     footprint[static_cast<size_t>(o)] = bytes;
   }
   return footprint;
+}
+
+}  // namespace
+
+std::vector<int64_t> SingleOpFootprints(const Graph& graph,
+                                        const std::vector<bool>& counted) {
+  return Footprints(graph, counted);
 }
 
 namespace {
@@ -50,10 +62,11 @@ std::vector<int64_t> ForcedLiveBytes(const Graph& graph) {
   return ComputeForcedLive(graph, Budget()).bytes;
 }
 
-ForcedLive ComputeForcedLive(const Graph& graph, const Budget& budget) {
+ForcedLive ComputeForcedLive(const Graph& graph, const Budget& budget,
+                             const std::vector<bool>& counted) {
   const int32_t n = graph.num_ops();
   ForcedLive result;
-  result.bytes = SingleOpFootprints(graph);  // Where no block is computed.
+  result.bytes = Footprints(graph, counted);  // Where no block is computed.
   std::vector<int64_t>& forced = result.bytes;
 
   // A buffer can only be forced live at ops between its producer and its last user in
@@ -68,6 +81,7 @@ ForcedLive ComputeForcedLive(const Graph& graph, const Budget& budget) {
     const BufferId id(b);
     const Buffer& buffer = graph.buffer(id);
     if (buffer.persistent || buffer.size == 0) continue;
+    if (!counted.empty() && !counted[static_cast<size_t>(b)]) continue;
     const OpId producer = graph.producer(id);
     int32_t last = producer.valid() ? producer.value() : -1;
     for (OpId user : graph.users(id)) last = std::max(last, user.value());

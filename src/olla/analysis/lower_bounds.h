@@ -20,8 +20,10 @@
 
 namespace olla {
 
-// Bytes of each op's inputs, outputs and workspace (distinct buffers counted once).
-std::vector<int64_t> SingleOpFootprints(const Graph& graph);
+// Bytes of each op's inputs, outputs and workspace (distinct buffers counted once;
+// with `counted`, only those buffers, by index).
+std::vector<int64_t> SingleOpFootprints(const Graph& graph,
+                                        const std::vector<bool>& counted = {});
 
 // Bytes forced live at each op, as defined above, including its workspace.
 std::vector<int64_t> ForcedLiveBytes(const Graph& graph);
@@ -30,13 +32,16 @@ std::vector<int64_t> ForcedLiveBytes(const Graph& graph);
 // decreasing order of the eager order's live bytes in the block (no order can force
 // more bytes live at an op than are live there in the eager order, so those blocks
 // hold the largest values), while the budget's clock allows. Ops of blocks not reached
-// keep their single-op footprint: a weaker bound at that op, still a bound.
+// keep their single-op footprint: a weaker bound at that op, still a bound. With
+// `counted`, only those buffers count, in the footprints too.
 struct ForcedLive {
   std::vector<int64_t> bytes;  // Per op.
   int32_t ops_computed = 0;    // With the forced-live definition; the rest footprints.
   bool complete() const { return ops_computed == static_cast<int32_t>(bytes.size()); }
 };
-ForcedLive ComputeForcedLive(const Graph& graph, const Budget& budget);
+// counted: which buffers count (by index; empty: every one that is not persistent).
+ForcedLive ComputeForcedLive(const Graph& graph, const Budget& budget,
+                             const std::vector<bool>& counted = {});
 
 struct LowerBounds {
   int64_t single_op_bytes = 0;

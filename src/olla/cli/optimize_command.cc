@@ -46,34 +46,6 @@ StatusOr<OptimizeRequest> RequestOf(const OptimizeCommandOptions& command) {
   return request;
 }
 
-// Why no plan fits the memory budget, on one line.
-std::string NoPlanMessage(const Graph& graph, const OptimizeResult& result) {
-  const int64_t budget = *result.memory_budget;
-  if (!result.plan) {
-    const LowerBounds& bounds = result.eager.bounds;
-    const bool forced = bounds.forced_live_bytes >= bounds.single_op_bytes;
-    return fmt::format(
-        "no plan fits in {} bytes: {} bytes are live at {} in every order (proof: the {} "
-        "bound)",
-        budget, bounds.best(),
-        graph.Describe(forced ? bounds.forced_live_op : bounds.single_op),
-        forced ? "forced-live" : "single-op");
-  }
-  if (result.recompute) {
-    return fmt::format(
-        "no plan within {} bytes found: the smallest arena found is {} bytes, "
-        "recomputing "
-        "{} ops (order and placement alone need at least {} bytes)",
-        budget, result.arena_bytes(), result.recompute->recomputed_ops,
-        result.lower_bound_bytes());
-  }
-  return fmt::format(
-      "no plan within {} bytes found: the smallest arena found is {} bytes, the proven "
-      "lower bound {} bytes",
-      budget, result.arena_bytes(),
-      std::max(result.schedule.lower_bound_bytes, result.placement.lower_bound_bytes));
-}
-
 int RunOptimize(const OptimizeCommandOptions& command) {
   StatusOr<OptimizeRequest> request = RequestOf(command);
   if (!request.ok()) return ReportError(request.status());
@@ -116,8 +88,8 @@ int RunOptimize(const OptimizeCommandOptions& command) {
   } else {
     std::cout << OptimizeReportText(*graph, *result);
   }
-  if (result->fits()) return kExitOk;
-  std::cerr << "olla: " << NoPlanMessage(*graph, *result) << "\n";
+  if (result->conclusion == Conclusion::kPlanned) return kExitOk;
+  std::cerr << "olla: " << result->reason << "\n";
   return kExitNoPlan;
 }
 

@@ -13,6 +13,7 @@
 #include "olla/pipeline/arena.h"
 #include "olla/placement/place.h"
 #include "olla/remat/cost.h"
+#include "olla/remat/recompute_floor.h"
 #include "olla/remat/remat_search.h"
 #include "olla/schedule/joint_ilp.h"
 
@@ -41,6 +42,53 @@ class StageClock {
   const Clock::time_point first_ = Clock::now();
   Clock::time_point last_ = first_;
 };
+
+// The conclusion, and unless planned, its reason in one line, citing the proof.
+void Conclude(const Graph& graph, OptimizeResult& result) {
+  if (result.fits()) {
+    result.conclusion = Conclusion::kPlanned;
+    return;
+  }
+  const int64_t budget = *result.memory_budget;
+  if (!result.plan && result.recompute_floor) {
+    const RecomputeFloor& floor = *result.recompute_floor;
+    result.conclusion = Conclusion::kRefuted;
+    result.reason = fmt::format(
+        "no plan fits in {} bytes, recomputing or not: {} bytes are live at {} in every "
+        "plan (proof: the recompute floor, its inputs, outputs and workspace, {} bytes, "
+        "and {} bytes live there that no recomputation frees)",
+        budget, floor.bytes, graph.Describe(floor.op), floor.footprint_bytes,
+        floor.kept_bytes);
+    return;
+  }
+  if (!result.plan) {
+    const LowerBounds& bounds = result.eager.bounds;
+    const bool forced = bounds.forced_live_bytes >= bounds.single_op_bytes;
+    result.conclusion = Conclusion::kRefuted;
+    result.reason = fmt::format(
+        "no plan fits in {} bytes: {} bytes are live at {} in every order (proof: the {} "
+        "bound)",
+        budget, bounds.best(),
+        graph.Describe(forced ? bounds.forced_live_op : bounds.single_op),
+        forced ? "forced-live" : "single-op");
+    return;
+  }
+  result.conclusion = Conclusion::kNoPlanFound;
+  if (result.recompute) {
+    result.reason = fmt::format(
+        "no plan within {} bytes found: the smallest arena found is {} bytes, "
+        "recomputing {} ops (order and placement alone need at least {} bytes; no plan, "
+        "recomputing or not, needs less than {} bytes)",
+        budget, result.arena_bytes(), result.recompute->recomputed_ops,
+        result.lower_bound_bytes(), result.recompute_floor->bytes);
+    return;
+  }
+  result.reason = fmt::format(
+      "no plan within {} bytes found: the smallest arena found is {} bytes, the proven "
+      "lower bound {} bytes",
+      budget, result.arena_bytes(),
+      std::max(result.schedule.lower_bound_bytes, result.placement.lower_bound_bytes));
+}
 
 Status ValidateOptions(const OptimizeOptions& options) {
   if (options.alignment <= 0 || options.alignment > kMaxAlignment) {
@@ -143,6 +191,18 @@ double OptimizeResult::saving_vs_reserved() const {
                 eager.allocator.reserved_peak_bytes);
 }
 
+const char* ConclusionName(Conclusion conclusion) {
+  switch (conclusion) {
+    case Conclusion::kPlanned:
+      return "planned";
+    case Conclusion::kRefuted:
+      return "refuted";
+    case Conclusion::kNoPlanFound:
+      return "no plan found";
+  }
+  return "";
+}
+
 StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& options,
                                   const Budget& whole) {
   // Every search stops early enough for the check to run within the limit.
@@ -158,16 +218,20 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
 
   progress("baselines: the eager order and the lower bounds");
   result.eager = SimulateEager(graph, budget.Split(0.25));
+  const bool may_recompute =
+      options.memory_budget && options.recompute && HasRecomputableActivation(graph);
+  if (may_recompute)
+    result.recompute_floor = ComputeRecomputeFloor(graph, budget.Split(0.1));
   clock.Finish("baselines", "eager", false,
                result.eager.bounds.forced_live_complete() ? Budget::Limit::kNone
                                                           : Budget::Limit::kTime);
-  // A budget below the lower bound of every order cannot be met by reordering: that is
-  // the proof, unless recomputation may try.
-  const bool may_recompute =
-      options.memory_budget && options.recompute && HasRecomputableActivation(graph);
-  if (options.memory_budget && !may_recompute &&
-      result.eager.bounds.best() > *options.memory_budget) {
+  // A budget below the lower bound of every order cannot be met by reordering, nor one
+  // below the floor of every plan by recomputing: that is the proof.
+  if (options.memory_budget &&
+      (may_recompute ? result.recompute_floor->bytes : result.eager.bounds.best()) >
+          *options.memory_budget) {
     result.seconds = clock.total();
+    Conclude(graph, result);
     return result;
   }
 
@@ -268,6 +332,7 @@ StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& opt
   clock.Finish("check", "plan checker");
   result.plan = std::move(plan);
   result.seconds = clock.total();
+  Conclude(graph, result);
   return result;
 }
 

@@ -4,7 +4,10 @@
 //   validate → baselines → schedule → lifetimes → bound → place → refine → check
 //
 // - baselines: the eager order with an ideal allocator and through the caching-
-//   allocator model (simulation/eager_report.h), and the lower bounds;
+//   allocator model (simulation/eager_report.h), and the lower bounds: of every order,
+//   and with a budget that recomputation may meet, the recompute floor of every plan
+//   (remat/recompute_floor.h). A budget below the bound that applies is refuted here,
+//   before any search;
 // - schedule: the order with the smallest peak (schedule/scheduler.h);
 // - lifetimes and bound: the order's arena problem with sizes rounded to the alignment
 //   (pipeline/arena.h), whose live-bytes bound is the least arena for that order;
@@ -19,7 +22,9 @@
 //   placed arena fits (unless options.recompute is off); the plan then runs the
 //   expanded graph (remat/expand.h) and says so (plan format version 3);
 // - check: the independent plan checker (simulation/plan_checker.h). A plan that fails
-//   it is an internal error, never a result.
+//   it is an internal error, never a result;
+// - conclude: planned, refuted (by which bound, at which op), or no plan found within
+//   the limits, with the one line every front end prints (OptimizeResult::reason).
 //
 // Anytime: each search gets a share of the budget and returns its best so far, so a
 // valid plan comes back whatever the limit; the result says which parts are proven
@@ -44,6 +49,7 @@
 #include "olla/placement/placement.h"
 #include "olla/plan/plan.h"
 #include "olla/remat/expand.h"
+#include "olla/remat/recompute_floor.h"
 #include "olla/schedule/scheduler.h"
 #include "olla/simulation/allocator_replay.h"
 #include "olla/simulation/eager_report.h"
@@ -96,7 +102,20 @@ struct RecomputeReport {
   }
 };
 
+// What Optimize concludes, with a memory budget (without one: always kPlanned).
+enum class Conclusion {
+  kPlanned,      // The checked plan fits the budget.
+  kRefuted,      // No plan can fit: a proven bound is above the budget.
+  kNoPlanFound,  // None found within the limits; the best one found is the plan.
+};
+
+// "planned", "refuted", "no plan found".
+const char* ConclusionName(Conclusion conclusion);
+
 struct OptimizeResult {
+  Conclusion conclusion = Conclusion::kPlanned;
+  // Unless kPlanned: why, in one line that every front end prints as it is.
+  std::string reason;
   EagerReport eager;        // The eager order (ideal and caching allocator), the bounds.
   ScheduleResult schedule;  // olla's order, its peak and proven bound.
   // olla's order through the caching-allocator model: what reordering alone gives a
@@ -122,6 +141,9 @@ struct OptimizeResult {
   // placement are of this graph), and what recomputing cost.
   std::optional<ExpandedGraph> expanded;
   std::optional<RecomputeReport> recompute;
+  // With a memory budget that recomputation may meet: the least arena of every plan,
+  // recomputing or not (remat/recompute_floor.h).
+  std::optional<RecomputeFloor> recompute_floor;
   PlanCheck check;
   std::optional<int64_t> memory_budget;
   // The options asked for, by name, when the call came through the option table.

@@ -72,7 +72,8 @@ py::dict PyOptimize(const std::string& source, bool from_file,
   out["report_json"] = OptimizeReportJson(graph, result).dump();
   out["report_text"] = OptimizeReportText(graph, result);
   out["report_markdown"] = OptimizeReportMarkdown(graph, result);
-  out["fits"] = result.fits();
+  out["fits"] = result.conclusion == Conclusion::kPlanned;
+  out["reason"] = result.reason;  // Why not, in the library's words.
   if (result.plan) {
     out["plan_json"] = PlanToJson(graph, *result.plan);
     out["svg"] = OptimizeSvg(graph, result);

@@ -88,8 +88,16 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
                                      : "")});
   }
   if (r.memory_budget) {
-    rows.push_back({"memory budget", fmt::format("{}: {}", FormatBytes(*r.memory_budget),
-                                                 r.fits() ? "fits" : "does not fit")});
+    std::string floor;
+    if (r.recompute_floor) {
+      floor =
+          fmt::format("; no plan below {}, recomputing or not (the recompute floor{})",
+                      FormatBytes(r.recompute_floor->bytes),
+                      r.recompute_floor->complete ? "" : ", cut short by the limit");
+    }
+    rows.push_back(
+        {"memory budget", fmt::format("{}: {}{}", FormatBytes(*r.memory_budget),
+                                      r.fits() ? "fits" : "does not fit", floor)});
   }
   if (r.recompute) {
     const RecomputeReport& re = *r.recompute;
@@ -184,6 +192,12 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& original,
   if (r.memory_budget) {
     json["memory_budget"] = *r.memory_budget;
     json["fits"] = r.fits();
+    json["conclusion"] = ConclusionName(r.conclusion);
+    if (!r.reason.empty()) json["reason"] = r.reason;
+  }
+  if (r.recompute_floor) {
+    json["recompute_floor_bytes"] = r.recompute_floor->bytes;
+    json["recompute_floor_complete"] = r.recompute_floor->complete;
   }
   if (r.recompute) {
     json["recomputed_ops"] = r.recompute->recomputed_ops;

@@ -1,0 +1,43 @@
+#include "olla/remat/recompute_floor.h"
+
+#include "olla/analysis/lower_bounds.h"
+#include "olla/remat/recompute_rules.h"
+
+namespace olla {
+
+std::vector<bool> BuffersNoRecomputationFrees(const Graph& graph) {
+  std::vector<bool> kept(static_cast<size_t>(graph.num_buffers()), true);
+  std::vector<int8_t> may_rerun(static_cast<size_t>(graph.num_ops()), -1);  // Unknown.
+  for (int32_t b = 0; b < graph.num_buffers(); ++b) {
+    const OpId producer = graph.producer(BufferId(b));
+    if (!producer.valid()) continue;
+    int8_t& rerun = may_rerun[producer.index()];
+    if (rerun < 0) rerun = RecomputeRefusal(graph, producer).empty() ? 1 : 0;
+    kept[static_cast<size_t>(b)] = rerun == 0;
+  }
+  return kept;
+}
+
+RecomputeFloor ComputeRecomputeFloor(const Graph& graph, const Budget& budget) {
+  const std::vector<bool> kept = BuffersNoRecomputationFrees(graph);
+  std::vector<bool> freeable(kept.size());
+  for (size_t b = 0; b < kept.size(); ++b) freeable[b] = !kept[b];
+  // Both include the op's workspace: counted once below.
+  const ForcedLive forced = ComputeForcedLive(graph, budget, kept);
+  const std::vector<int64_t> footprints = SingleOpFootprints(graph, freeable);
+  const std::vector<int64_t> whole = SingleOpFootprints(graph);
+  RecomputeFloor floor;
+  floor.complete = forced.complete();
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    const size_t i = static_cast<size_t>(o);
+    const int64_t bytes = forced.bytes[i] + footprints[i] - graph.op(OpId(o)).workspace;
+    if (floor.op.valid() && bytes <= floor.bytes) continue;
+    floor.bytes = bytes;
+    floor.op = OpId(o);
+    floor.footprint_bytes = whole[i];
+    floor.kept_bytes = bytes - whole[i];
+  }
+  return floor;
+}
+
+}  // namespace olla

@@ -1,0 +1,45 @@
+// The recompute floor: a lower bound on the peak live bytes of every plan of a graph,
+// whatever it recomputes and in whatever order, so that a memory budget below it is
+// refuted at once (docs/budget.md), as the bounds of every order refute a budget when
+// recomputation is off.
+//
+// Every op of the graph runs at least once, and each run (the first or a copy) has its
+// inputs, outputs and workspace live together: the single-op footprint. Besides them,
+// some buffers no recomputation can make again (recompute_rules.h: the outputs of ops
+// that draw random numbers or write in place, of ops whose outputs are written in
+// place, and the graph's inputs): such a buffer exists once, from its producer to its
+// last reader, so it is live at every op between the two in every order, also in a
+// graph with copies (a copy of an op reads the same buffers' copies or originals, so a
+// run of every op still lies between them). The floor at an op is its footprint plus
+// those buffers forced live there (lower_bounds.h's forced-live set, over them only);
+// the floor of the graph is the largest over ops. Persistent buffers are excluded, as
+// from the arena.
+//
+// Cost: that of the forced-live set (lower_bounds.h); anytime with a budget: ops the
+// budget did not reach count their footprint only, a weaker bound, still a bound.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "olla/core/budget.h"
+#include "olla/core/ids.h"
+#include "olla/graph/graph.h"
+
+namespace olla {
+
+struct RecomputeFloor {
+  int64_t bytes = 0;
+  OpId op;                      // An op attaining it (the lowest id).
+  int64_t footprint_bytes = 0;  // At `op`: its inputs, outputs and workspace.
+  int64_t kept_bytes = 0;       // At `op`: the buffers no recomputation frees.
+  bool complete = true;         // Every op's forced-live set was computed.
+};
+
+// Which buffers no recomputation can make again (by index): those without a producer
+// and those whose producer recompute_rules.h refuses to run twice.
+std::vector<bool> BuffersNoRecomputationFrees(const Graph& graph);
+
+RecomputeFloor ComputeRecomputeFloor(const Graph& graph, const Budget& budget = Budget());
+
+}  // namespace olla

@@ -1,0 +1,72 @@
+#include "olla/remat/recompute_floor.h"
+
+#include <gtest/gtest.h>
+
+#include "olla/analysis/lifetimes.h"
+#include "olla/analysis/lower_bounds.h"
+#include "olla/analysis/timeline.h"
+#include "olla/graph/order.h"
+#include "olla/remat/expand.h"
+#include "olla/remat/remat_search.h"
+
+#include "training_chain.h"
+
+namespace olla {
+namespace {
+
+// Every activation of the chain may be dropped; the input batch has no producer, so
+// it is live from the start to the first layer's backward op. A backward op reads the
+// gradient after it and its activation and writes a gradient: 3 units, and the input
+// beside them: the floor is 4 units at every backward op but the first layer's.
+TEST(RecomputeFloorTest, IsTheFootprintPlusWhatNoRecomputationFrees) {
+  const testing::TrainingChain chain = testing::MakeTrainingChain(8, 1000);
+  const Graph graph = chain.builder.Build();
+  const RecomputeFloor floor = ComputeRecomputeFloor(graph);
+  EXPECT_EQ(floor.bytes, 4000);
+  EXPECT_EQ(floor.footprint_bytes, 3000);
+  EXPECT_EQ(floor.kept_bytes, 1000);
+  EXPECT_EQ(floor.op, chain.backward.back());  // The lowest id attaining it.
+  EXPECT_TRUE(floor.complete);
+  const std::vector<bool> kept = BuffersNoRecomputationFrees(graph);
+  EXPECT_TRUE(kept[chain.activations[0].index()]);
+  EXPECT_FALSE(kept[chain.activations[1].index()]);
+}
+
+// Random layers cannot run twice: nothing can be dropped, and the floor is the bound of
+// every order.
+TEST(RecomputeFloorTest, WithNothingToRecomputeIsTheForcedLiveBound) {
+  testing::TrainingChain chain = testing::MakeTrainingChain(6, 1000);
+  for (OpId op : chain.forward)
+    chain.builder.ops()[op.index()].type = "aten::native_dropout";
+  const Graph graph = chain.builder.Build();
+  EXPECT_EQ(ComputeRecomputeFloor(graph).bytes,
+            ComputeLowerBounds(graph).forced_live_bytes);
+}
+
+// The floor holds for every plan the search finds, at every target down to below it.
+TEST(RecomputeFloorTest, NoPlanTheSearchFindsPeaksBelowIt) {
+  const Graph graph = testing::MakeTrainingChain(10, 1000).builder.Build();
+  const RecomputeFloor floor = ComputeRecomputeFloor(graph);
+  for (int64_t target = 11000; target >= floor.bytes - 1000; target -= 500) {
+    RematOptions options;
+    options.target_bytes = target;
+    const RematResult result =
+        Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
+    const Graph expanded = ExpandGraph(graph, result.recompute).value().graph;
+    const int64_t peak =
+        ComputeTimeline(expanded, result.order, ComputeLifetimes(expanded, result.order))
+            .peak_bytes;
+    EXPECT_GE(peak, floor.bytes) << "target " << target;
+  }
+}
+
+// Out of time, an op keeps only its own footprint: weaker, still a bound, and said so.
+TEST(RecomputeFloorTest, AnExhaustedBudgetGivesAWeakerBound) {
+  const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
+  const RecomputeFloor floor = ComputeRecomputeFloor(graph, Budget::Of(0));
+  EXPECT_FALSE(floor.complete);
+  EXPECT_EQ(floor.bytes, 3000);
+}
+
+}  // namespace
+}  // namespace olla
