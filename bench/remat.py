@@ -159,6 +159,13 @@ def stage_seconds(report):
     return report["seconds"]
 
 
+def arena(report):
+    """The plan's arena, or why there is none (a budget below the recompute floor)."""
+    if "arena_bytes" not in report:
+        return f"none: below the floor, {report['recompute_floor_bytes'] / GIB:.2f} GiB"
+    return f"{report['arena_bytes'] / GIB:.2f} GiB"
+
+
 def markdown(rows, time_limit):
     lines = [
         "# Budget mode against per-block checkpointing",
@@ -181,11 +188,11 @@ def markdown(rows, time_limit):
         half, same = r["half"], r["at_checkpoint"]
         lines.append(
             f"| {r['graph']} | {r['ops']} | {r['eager'] / GIB:.2f} GiB | "
-            f"{half['arena_bytes'] / GIB:.2f} GiB | {'yes' if half['fits'] else 'no'} | "
+            f"{arena(half)} | {'yes' if half['fits'] else 'no'} | "
             f"{100 * half.get('added_compute', 0):.1f} % | {stage_seconds(half):.1f} | "
             f"{r['checkpoint_peak'] / GIB:.2f} GiB "
             f"({100 * r['checkpoint_peak'] / r['eager']:.0f} %) | "
-            f"{100 * r['checkpoint_added']:.1f} % | {same['arena_bytes'] / GIB:.2f} GiB"
+            f"{100 * r['checkpoint_added']:.1f} % | {arena(same)}"
             f"{'' if same['fits'] else ' (does not fit)'} | "
             f"{100 * same.get('added_compute', 0):.1f} % | {stage_seconds(same):.1f} |")
     lines += [

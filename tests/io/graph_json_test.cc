@@ -58,6 +58,25 @@ TEST(GraphJsonTest, WritesAndRandomRoundTrip) {
   EXPECT_EQ(GraphToJson(*ParseGraph(written)), written);
 }
 
+// Both readers take a cost in seconds, integer or not, and the writer gives it back.
+TEST(GraphJsonTest, MeasuredCostsRoundTrip) {
+  const std::string text =
+      R"({"version": 1, "buffers": [{"id": 5, "size": 4}, {"id": 6, "size": 4}],
+          "ops": [{"id": 0, "allocates": [5], "cost": 0.000125},
+                  {"id": 1, "allocates": [6], "uses": [5], "cost": 2}]})";
+  const StatusOr<Graph> graph = ParseGraph(text);
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  EXPECT_TRUE(graph->has_measured_costs());
+  EXPECT_EQ(graph->op(OpId(0)).cost, 0.000125);
+  EXPECT_EQ(graph->op(OpId(1)).cost, 2.0);
+  const std::string written = GraphToJson(*graph);
+  EXPECT_NE(written.find("\"cost\": 0.000125"), std::string::npos) << written;
+  EXPECT_EQ(GraphToJson(*ParseGraph(written)), written);
+  EXPECT_FALSE(ParseGraph(R"({"version": 1, "buffers": [{"id": 0, "size": 4}],
+                              "ops": [{"id": 0, "allocates": [0]}]})")
+                   ->has_measured_costs());
+}
+
 TEST(GraphJsonTest, RoundTripsThroughText) {
   TrainingLikeOptions options;
   options.layers = 40;

@@ -54,6 +54,27 @@ TEST(OpCostTest, ConvolutionsAndMatmulsCountFlopsPointwiseOpsBytes) {
                                  OpCost(graph, relu) + OpCost(graph, OpId(1)));
 }
 
+// Measured costs replace the estimate, views included, in nanoseconds.
+TEST(OpCostTest, MeasuredCostsAreNanoseconds) {
+  testing::GraphBuilder b;
+  const BufferId big = b.Buffer(1 << 20);
+  const OpId make = b.Op({big}, {});
+  b.ops().back().cost = 0.5e-3;
+  const OpId view = b.Op({}, {big});
+  b.ops().back().type = "aten::view";
+  b.ops().back().cost = 1e-6;
+  Graph graph = b.Build();
+  EXPECT_EQ(OpCost(graph, make), 500'000);
+  EXPECT_EQ(OpCost(graph, view), 1'000);
+  EXPECT_EQ(StepCost(graph), 501'000);
+  EXPECT_STREQ(CostSource(graph), "measured");
+  b.ops()[make.index()].cost.reset();
+  b.ops()[view.index()].cost.reset();
+  graph = b.Build();
+  EXPECT_EQ(OpCost(graph, make), int64_t{1 << 20} * kUnitsPerByte);
+  EXPECT_STREQ(CostSource(graph), "estimated from shapes");
+}
+
 TEST(RecomputeRulesTest, OperatorNamesWithoutNamespaceAndOverload) {
   EXPECT_EQ(BaseOperatorName("aten::add_.Tensor"), "add_");
   EXPECT_EQ(BaseOperatorName("aten::relu"), "relu");

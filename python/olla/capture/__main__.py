@@ -40,6 +40,10 @@ def _parser():
                         help="train mode: run the traced step once and one eager step "
                              "of the model and compare them bit for bit (olla.torch's "
                              "self-check); a difference is an error, exit code 1")
+    parser.add_argument("--measure-costs", action="store_true",
+                        help="time every op on this machine (four runs of the traced "
+                             "step) and write each op's cost in seconds: budget mode "
+                             "then minimises measured compute")
     parser.add_argument("-o", "--output", help="FILE.json or FILE.json.gz")
     parser.add_argument("--list", action="store_true", help="list the models and exit")
     return parser
@@ -100,6 +104,10 @@ def main(argv=None):
             except SelfCheckError as error:
                 raise CaptureError(str(error)) from error
             checked = f", self-check: {result.tensors} tensors equal to eager's"
+        if arguments.measure_costs:
+            from ..torch.costs import measure_costs
+            seconds = measure_costs(graph)
+            checked += f", costs measured in {seconds:.1f} s"
         save(graph, arguments.output)
     except (zoo.UnknownModel, CaptureError, OSError) as error:
         print(f"olla.capture: error: {error}", file=sys.stderr)

@@ -41,6 +41,8 @@ class Op:
     # Scratch bytes the op's kernel allocates besides its outputs (measured by
     # olla.torch's calibration run; fake-tensor capture cannot see it).
     workspace: int = 0
+    # Seconds one run of the op takes, measured (olla.torch.costs); None: not measured.
+    cost: Optional[float] = None
 
     def to_json(self):
         entry = {"id": self.id, "name": self.name, "type": self.type, "phase": self.phase,
@@ -51,6 +53,8 @@ class Op:
             entry["random"] = True
         if self.workspace:
             entry["workspace"] = self.workspace
+        if self.cost is not None:
+            entry["cost"] = self.cost
         return entry
 
 

@@ -13,6 +13,7 @@ from ..capture.loop import Loop
 from ..capture.storage import CaptureError
 from . import arena as arenas
 from .self_check import run_and_check
+from .costs import measure_costs
 from .executor import PlanExecutor, calibrate, flat_tensors
 
 
@@ -35,7 +36,8 @@ class OllaStep:
     """
 
     def __init__(self, model, example_inputs, loss_fn, optimizer, targets, example_kwargs,
-                 options, copy_elimination=True, self_check=True, loop=None):
+                 options, copy_elimination=True, self_check=True, loop=None,
+                 measured_costs=False):
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
         if not isinstance(optimizer, torch.optim.Optimizer):
@@ -73,7 +75,7 @@ class OllaStep:
         self.traced_ids = {id(p) for p in self.traced.parameters}
         self._check_trainable()
         self.timings = {"capture": time.perf_counter() - started}
-        self.profiles, self.self_check = self._calibrate(self_check)
+        self.profiles, self.self_check = self._calibrate(self_check, measured_costs)
         started = time.perf_counter()
         self.plan = planning.optimize_graph(self.graph, **options)
         self.timings["plan"] = time.perf_counter() - started
@@ -93,13 +95,15 @@ class OllaStep:
         self.last_stats = None
         self.arena = None  # Allocated at the first step, then reused by every step.
 
-    def _calibrate(self, check):
+    def _calibrate(self, check, measured_costs):
         """One run of the traced step on copies of its arguments, to learn each op's
         allocations (executor.calibrate); every op's scratch becomes its workspace in
         the graph, so the plan places it. Costs one step's compute and, while it runs,
         a copy of the state the step updates. With `check`, the run's result is then
         compared with an eager step's (self_check.py), which costs an eager step and
-        another copy. Returns (profiles, the self_check.SelfCheck or None)."""
+        another copy. With `measured_costs`, every op is then timed (costs.py: four more
+        runs of the traced step, on another copy). Returns (profiles, the
+        self_check.SelfCheck or None)."""
         profiles = {}
 
         def run(copies):
@@ -114,6 +118,8 @@ class OllaStep:
         if check:
             self.timings["self_check"] = (time.perf_counter() - started
                                           - self.timings["calibrate"])
+        if measured_costs:
+            self.timings["costs"] = measure_costs(self.graph)
         # The zero optimizer state the capture made is not needed again: the steps use
         # the optimizer's own.
         self.traced.optimizer_state = None
@@ -285,7 +291,7 @@ CPU_ALIGNMENT = 64
 def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=10.0,
              memory_budget=None, example_kwargs=None, alignment=CPU_ALIGNMENT,
              copy_elimination=True, self_check=True, accumulate=1, autocast=None,
-             before_update=None, **options):
+             before_update=None, costs="estimated", **options):
     """Captures one training step of `model` (forward on example_inputs and
     example_kwargs, loss_fn(output, *targets), backward, `optimizer`'s update), plans
     it with olla (the options of olla.optimize_graph: time_limit, memory_budget,
@@ -297,6 +303,9 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
     self_check: compare the traced step with an eager step before planning and raise
     SelfCheckError (a ValueError) where they differ (self_check.py); False skips it,
     with a warning, for a step too large to run eagerly.
+    costs: what budget mode minimises when it recomputes: "estimated" from shapes
+    (deterministic), or "measured", every op timed on this machine (costs.py; four
+    more runs of the traced step; a plan may then differ from one call to the next).
     accumulate, autocast, before_update: the training loop around the update
     (olla.capture.loop.Loop: micro-batches, autocast around the forward pass, code
     between backward and the update such as gradient clipping).
@@ -308,6 +317,8 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
                         ("self_check", self_check)):
         if not isinstance(value, bool):
             raise ValueError(f"{name}: expected True or False, got {value!r}")
+    if costs not in ("estimated", "measured"):
+        raise ValueError(f"costs: expected 'estimated' or 'measured', got {costs!r}")
     loop = Loop(accumulate, autocast, before_update)
     planning.check_options(**options)
     if not self_check:
@@ -315,7 +326,8 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
                       "compared with eager PyTorch's; olla cannot tell whether it trains "
                       "the same model", stacklevel=2)
     return OllaStep(model, example_inputs, loss_fn, optimizer, targets, example_kwargs,
-                    options, copy_elimination, self_check, loop)
+                    options, copy_elimination, self_check, loop,
+                    measured_costs=costs == "measured")
 
 
 __all__ = ["OllaStep", "optimize", "flat_tensors"]

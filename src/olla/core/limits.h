@@ -14,6 +14,9 @@ namespace olla {
 inline constexpr int64_t kMaxTotalBytes = int64_t{1} << 62;
 // One alignment (or the least common multiple of two): 1 GiB.
 inline constexpr int64_t kMaxAlignment = int64_t{1} << 30;
+// An op's measured cost is at most this many seconds (11.6 days): in nanoseconds
+// (remat/cost.h) it fits in 64 bits a thousand times over, and sums saturate.
+inline constexpr double kMaxOpSeconds = 1e6;
 // Lifetimes of a placement problem lie in [-kMaxTime, kMaxTime], so their lengths fit.
 inline constexpr int64_t kMaxTime = int64_t{1} << 61;
 

@@ -74,8 +74,19 @@ Status Graph::BuildIndices() {
     total = *sum;
     if (buffer.persistent) persistent_bytes_ += buffer.size;
   }
+  const bool costed = ops_.front().cost.has_value();
   for (int32_t o = 0; o < num_ops; ++o) {
     const Op& op = ops_[static_cast<size_t>(o)];
+    if (op.cost.has_value() != costed) {
+      return InvalidInput(fmt::format(
+          "{} has {} cost while {} has {}: give every op its measured cost or none",
+          Describe(OpId(o)), costed ? "no" : "a", Describe(OpId(0)),
+          costed ? "one" : "none"));
+    }
+    if (op.cost && !(*op.cost >= 0 && *op.cost <= kMaxOpSeconds)) {
+      return InvalidInput(fmt::format("{} has cost {}: expected seconds in [0, {}]",
+                                      Describe(OpId(o)), *op.cost, kMaxOpSeconds));
+    }
     if (op.workspace < 0) {
       return InvalidInput(
           fmt::format("{} has negative workspace {}", Describe(OpId(o)), op.workspace));

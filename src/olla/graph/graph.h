@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -60,6 +61,9 @@ struct Op {
   // It draws random numbers (dropout): running it again gives other values.
   bool random = false;
   int64_t workspace = 0;  // Scratch bytes live only while this op runs.
+  // What one run of the op costs, measured, in seconds; absent where not measured. A
+  // graph gives every op a cost or none (Graph::has_measured_costs).
+  std::optional<double> cost;
 };
 
 // An explicit ordering constraint: `before` must run before `after`.
@@ -101,6 +105,8 @@ class Graph {
 
   // Total bytes of persistent buffers (the constant outside the arena).
   int64_t persistent_bytes() const { return persistent_bytes_; }
+  // Every op has a measured cost (remat/cost.h uses them instead of its estimate).
+  bool has_measured_costs() const { return ops_.front().cost.has_value(); }
 
   // "op 7 'relu_'" and "buffer 12 'weight'": how messages name things, with file ids.
   std::string Describe(OpId id) const;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "olla/core/limits.h"
 #include "olla/io/file.h"
 #include "olla/io/graph_json_fast.h"
 #include "olla/io/json_object.h"
@@ -118,6 +119,7 @@ StatusOr<Op> ReadOp(const JsonValue& element, size_t i, const IdMap& buffer_ids,
   op.type = object.String("type", "");
   op.phase = ReadEnum(object, "phase", kPhaseNames, Phase::kForward);
   op.workspace = object.Int("workspace", 0);
+  op.cost = object.OptionalNumber("cost");
   const JsonValue* allocates = object.OptionalArray("allocates");
   const JsonValue* uses = object.OptionalArray("uses");
   const JsonValue* writes = object.OptionalArray("writes");
@@ -127,6 +129,10 @@ StatusOr<Op> ReadOp(const JsonValue& element, size_t i, const IdMap& buffer_ids,
   if (op.workspace < 0) {
     return InvalidInput(
         fmt::format("{}.workspace: negative workspace {}", object.path(), op.workspace));
+  }
+  if (op.cost && !(*op.cost >= 0 && *op.cost <= kMaxOpSeconds)) {
+    return InvalidInput(fmt::format("{}.cost: {} is not a number of seconds in [0, {}]",
+                                    object.path(), *op.cost, kMaxOpSeconds));
   }
   OLLA_RETURN_IF_ERROR(
       op_ids.Add(op.file_id, static_cast<int32_t>(i), object.PathOf("id")));
@@ -316,6 +322,7 @@ std::string GraphToJson(const Graph& graph) {
     }
     if (op.random) out += ", \"random\": true";
     if (op.workspace != 0) out += fmt::format(", \"workspace\": {}", op.workspace);
+    if (op.cost) out += fmt::format(", \"cost\": {}", *op.cost);
     out += '}';
   }
   out += "\n  ],\n  \"precedence\": [";

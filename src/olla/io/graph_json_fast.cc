@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <simdjson.h>
 
+#include "olla/core/limits.h"
 #include "olla/io/file.h"
 #include "olla/io/graph_json.h"
 
@@ -32,6 +34,16 @@ bool ReadInt(od::value value, int64_t& out) {
 
 // A non-negative integer: ids, sizes, workspace.
 bool ReadCount(od::value value, int64_t& out) { return ReadInt(value, out) && out >= 0; }
+
+// A number of seconds in [0, kMaxOpSeconds].
+bool ReadSeconds(od::value value, std::optional<double>& out) {
+  double seconds = 0;
+  if (value.get_double().get(seconds) != simdjson::SUCCESS ||
+      !(seconds >= 0 && seconds <= kMaxOpSeconds))
+    return false;
+  out = seconds;
+  return true;
+}
 
 bool ReadString(od::value value, std::string& out) {
   std::string_view text;
@@ -234,6 +246,7 @@ bool ReadOp(od::value value, int32_t position, Op& op, const IdIndex& buffer_ids
     if (key == "writes") return Once(seen, 7) && ReadIds(field, buffer_ids, op.writes);
     if (key == "random") return Once(seen, 8) && ReadBool(field, op.random);
     if (key == "metadata") return Once(seen, 9) && Walk(field);
+    if (key == "cost") return Once(seen, 10) && ReadSeconds(field, op.cost);
     return false;
   });
   return read && (seen & 1u) != 0 && op_ids.Insert(op.file_id, position);

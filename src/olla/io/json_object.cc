@@ -135,6 +135,16 @@ bool JsonObject::Bool(std::string_view key, bool fallback) {
   return value->get<bool>();
 }
 
+std::optional<double> JsonObject::OptionalNumber(std::string_view key) {
+  const JsonValue* value = Find(key);
+  if (value == nullptr || !ok()) return std::nullopt;
+  if (!value->is_number()) {
+    Fail(PathOf(key), "expected a number, got " + JsonTypeName(*value));
+    return std::nullopt;
+  }
+  return value->get<double>();
+}
+
 const JsonValue* JsonObject::Array(std::string_view key) {
   const JsonValue* value = Required(key);
   if (value == nullptr || !ok()) return nullptr;

@@ -36,6 +36,7 @@ class JsonObject {
   std::string String(std::string_view key);  // Required.
   std::string String(std::string_view key, std::string fallback);
   bool Bool(std::string_view key, bool fallback);
+  std::optional<double> OptionalNumber(std::string_view key);
   // Required array (nullptr after an error); optional array (nullptr when absent).
   const JsonValue* Array(std::string_view key);
   const JsonValue* OptionalArray(std::string_view key);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <string_view>
 
@@ -52,6 +53,8 @@ int64_t Flops(const Graph& graph, const Op& op) {
 
 int64_t OpCost(const Graph& graph, OpId id) {
   const Op& op = graph.op(id);
+  if (op.cost)
+    return std::min(kMaxCost, static_cast<int64_t>(std::llround(*op.cost * 1e9)));
   if (IsView(op)) return 0;
   int64_t bytes = 0;
   for (BufferId b : op.uses) bytes = std::min(kMaxCost, bytes + graph.buffer(b).size);
@@ -65,6 +68,10 @@ int64_t StepCost(const Graph& graph) {
   for (int32_t o = 0; o < graph.num_ops(); ++o)
     total = std::min(kMaxCost, total + OpCost(graph, OpId(o)));
   return total;
+}
+
+const char* CostSource(const Graph& graph) {
+  return graph.has_measured_costs() ? "measured" : "estimated from shapes";
 }
 
 }  // namespace olla

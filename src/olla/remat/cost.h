@@ -1,7 +1,10 @@
-// The compute an op costs, estimated from its shapes: what rematerialization minimises
-// and what reports give as "added compute" (docs/budget.md).
+// The compute an op costs: what rematerialization minimises and what reports give as
+// "added compute" (docs/budget.md).
 //
-// One unit is one floating-point operation; moving one byte costs kUnitsPerByte units,
+// Where the graph gives every op its measured cost (Op::cost, seconds: olla.torch
+// times each op, a profiler's graph carries its own), one unit is one nanosecond of
+// it. Otherwise the cost is estimated from shapes: one unit is one floating-point
+// operation; moving one byte costs kUnitsPerByte units,
 // and an op costs the larger of the two (a roofline: matmuls and convolutions are bound
 // by arithmetic, pointwise ops by memory traffic):
 // - convolution: 2 * output elements * (weight elements / output channels);
@@ -28,5 +31,8 @@ int64_t OpCost(const Graph& graph, OpId op);
 
 // The sum over all ops of the graph: one training step.
 int64_t StepCost(const Graph& graph);
+
+// Where the costs come from, as reports say it: "measured" or "estimated from shapes".
+const char* CostSource(const Graph& graph);
 
 }  // namespace olla

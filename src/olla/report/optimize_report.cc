@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "olla/core/bytes.h"
+#include "olla/remat/cost.h"
 
 namespace olla {
 namespace {
@@ -105,10 +106,10 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
         {"recomputation",
          re.recomputed_ops == 0
              ? fmt::format("none found that helps ({} choices measured)", re.measurements)
-             : fmt::format("{} ops run twice: {} more compute (estimated from shapes), "
-                           "arena {} -> {}",
+             : fmt::format("{} ops run twice: {} more compute ({}), arena {} -> {}",
                            re.recomputed_ops, Percent(re.added_fraction()),
-                           FormatBytes(re.arena_without), FormatBytes(r.arena_bytes()))});
+                           CostSource(graph), FormatBytes(re.arena_without),
+                           FormatBytes(r.arena_bytes()))});
   }
   rows.push_back(
       {"olla plan", fmt::format("{} (persistent + arena): {} less than eager reserved",
@@ -202,6 +203,7 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& original,
   if (r.recompute) {
     json["recomputed_ops"] = r.recompute->recomputed_ops;
     json["added_compute"] = r.recompute->added_fraction();
+    json["cost_source"] = CostSource(graph);
     json["added_cost"] = r.recompute->added_cost;
     json["step_cost"] = r.recompute->step_cost;
     json["arena_without_recompute_bytes"] = r.recompute->arena_without;

@@ -94,8 +94,8 @@ std::string PlanCheckText(const Graph& graph, const Plan& plan, const PlanCheck&
                         graph.num_ops());
   out += fmt::format("peak live         {}\n", FormatBytes(check.peak_live_bytes));
   if (plan.recomputes()) {
-    out += fmt::format("recomputation     {:.1f}% more compute (estimated from shapes)\n",
-                       100.0 * AddedCompute(graph, plan));
+    out += fmt::format("recomputation     {:.1f}% more compute ({})\n",
+                       100.0 * AddedCompute(graph, plan), CostSource(graph));
   }
   if (plan.has_placement()) {
     out += fmt::format("arena             {} used of {} declared, alignment {}\n",
@@ -118,7 +118,10 @@ nlohmann::ordered_json PlanCheckJson(const Graph& graph, const Plan& plan,
   json["peak_live_bytes"] = check.peak_live_bytes;
   json["placed"] = plan.has_placement();
   json["recomputations"] = plan.recompute.size();
-  if (check.valid && plan.recomputes()) json["added_compute"] = AddedCompute(graph, plan);
+  if (check.valid && plan.recomputes()) {
+    json["added_compute"] = AddedCompute(graph, plan);
+    json["cost_source"] = CostSource(graph);
+  }
   json["arena_bytes"] = check.arena_bytes;
   json["declared_arena_bytes"] = plan.arena_bytes;
   json["alignment"] = plan.alignment;

@@ -99,3 +99,13 @@ def test_the_self_check_is_asked_for_and_said(tmp_path):
     assert result.returncode == 0, result.stderr
     # The loss, 52 parameters and their 104 Adam moments.
     assert "self-check: 157 tensors equal to eager's" in result.stdout
+
+
+def test_measured_costs_are_written_for_every_op(tmp_path):
+    path = tmp_path / "g.json"
+    result = capture("squeezenet1_1", "--batch", "2", "--measure-costs", "-o", path)
+    assert result.returncode == 0, result.stderr
+    assert "costs measured in" in result.stdout
+    ops = json.loads(path.read_text())["ops"]
+    assert all(op["cost"] >= 0 for op in ops)
+    assert sum(op["cost"] for op in ops if "convolution" in op["type"]) > 0
