@@ -6,7 +6,7 @@
 #     /usr/bin/time;
 #   - the min-cut bound's max flow, LEMON against Boost.Graph (max_flow.md);
 #   - the placement, schedule, zoo, scale and hard synthetic graph benchmarks, the
-#     largest batches, the limits, budget mode (remat.py, remat_runtime.py) and
+#     largest batches, the limits, budget mode (remat.py, remat_runtime.py, checkmate.py) and
 #     olla.torch on models and loops outside the tests (loops.py): their
 #     scripts.
 # Writes bench/results/foundation.md. Usage: bench/run.sh [BUILD_DIR]
@@ -73,5 +73,6 @@ bash bench/placement.sh "$build"
 "$python" bench/max_batch.py
 "$python" bench/limits.py --olla "$build/bin/olla"
 "$python" bench/remat.py --olla "$build/bin/olla"
+"$python" bench/checkmate.py --olla "$build/bin/olla"
 "$python" bench/remat_runtime.py
 "$python" bench/loops.py

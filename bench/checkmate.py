@@ -1,0 +1,110 @@
+"""Budget mode on graphs nobody on the team wrote: Checkmate's seven Keras training graphs
+(MLSys 2020), with each op's profiled run time, read in place from
+../shared/data/moccasin/data/*_train_nx.json (Moccasin's copy, ICML 2023).
+
+    .venv/bin/python bench/checkmate.py [--olla build/bin/olla] [--time-limit 30]
+
+Each node of such a graph is one op that allocates one output of `cost_ram` bytes and
+reads its predecessors' outputs; `cost_cpu` is its profiled cost, in a unit that
+differs between the graphs (hundreds for VGG16's convolutions, 10^12 for fcn_8_vgg's):
+only ratios matter, so each graph's costs are scaled to a step of one second. The converted graph gives every op
+that cost, so budget mode minimises profiled compute (docs/budget.md, "Measured
+costs"). For each graph, at budgets of 90 % down to 45 % of its order's peak without
+recomputation, `olla optimize --memory-budget` gives: fits or not, the compute it adds
+(a share of the step's profiled time) and the recompute floor, the proven least arena
+of any plan. Writes bench/results/checkmate.md.
+
+The optimum of Checkmate's MILP in olla's action space, the issue's reference, is not
+computed here yet.
+"""
+
+import argparse
+import json
+import pathlib
+import subprocess
+import tempfile
+
+from machine import machine
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "moccasin" / "data"
+BUDGETS = [0.90, 0.80, 0.70, 0.60, 0.50, 0.45]
+
+
+def olla_graph(path):
+    """The graph format of one Checkmate graph (networkx node-link JSON)."""
+    checkmate = json.loads(path.read_text())
+    nodes = sorted(checkmate["nodes"], key=lambda n: n["id"])
+    readers = {n["id"]: [] for n in nodes}
+    for link in checkmate["links"]:
+        readers[link["target"]].append(link["source"])
+    last = max(n["id"] for n in nodes)
+    step = sum(n["cost_cpu"] for n in nodes) or 1
+    buffers = [{"id": n["id"], "name": n["name"], "size": n["cost_ram"],
+                **({"output": True} if n["id"] == last else {})} for n in nodes]
+    ops = [{"id": n["id"], "name": n["name"],
+            "phase": "backward" if n["backward"] else "forward",
+            "allocates": [n["id"]], "uses": sorted(readers[n["id"]]),
+            "cost": n["cost_cpu"] / step} for n in nodes]
+    return {"format": "olla.graph", "version": 1, "name": path.name.split(" (")[0],
+            "buffers": buffers, "ops": ops, "precedence": []}
+
+
+def olla(binary, *arguments):
+    result = subprocess.run([binary, *map(str, arguments), "--json"],
+                            capture_output=True, text=True)
+    if result.returncode not in (0, 2):
+        raise SystemExit(f"olla {' '.join(map(str, arguments))}: {result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+def rows_of(binary, path, time_limit):
+    peak = olla(binary, "optimize", path, "--align", "1",
+                "--time-limit", time_limit)["peak_live_bytes"]
+    rows = []
+    for share in BUDGETS:
+        report = olla(binary, "optimize", path, "--align", "1", "--time-limit",
+                      time_limit, "--memory-budget", int(peak * share))
+        rows.append((share, report))
+    return peak, rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--olla", default=str(ROOT / "build" / "bin" / "olla"))
+    parser.add_argument("--time-limit", default="30")
+    arguments = parser.parse_args()
+    lines = [
+        "# Budget mode on Checkmate's training graphs, with their profiled costs", "",
+        f"`bench/checkmate.py` on {machine()}; `olla optimize --align 1 --memory-budget B "
+        f"--time-limit {arguments.time_limit}`. Budgets are shares of the graph's peak "
+        "without recomputation (olla's order; on these graphs the eager order is already "
+        "at the bound). Compute added: the recomputed ops' profiled time over the step's. "
+        "Floor: the recompute floor, below which no plan exists (a budget under it is "
+        "refuted).", "",
+        "| graph | ops | peak | budget | fits | arena | compute added | floor |",
+        "|---|---:|---:|---:|---|---:|---:|---:|"]
+    with tempfile.TemporaryDirectory() as directory:
+        for source in sorted(DATA.glob("*_train_nx.json")):
+            graph = olla_graph(source)
+            path = pathlib.Path(directory) / f"{graph['name']}.json"
+            path.write_text(json.dumps(graph))
+            peak, rows = rows_of(arguments.olla, path, arguments.time_limit)
+            for share, report in rows:
+                floor = report.get("recompute_floor_bytes")
+                arena = report.get("arena_bytes")
+                lines.append(
+                    f"| {graph['name']} | {len(graph['ops'])} | {peak / 2**30:.2f} GiB | "
+                    f"{100 * share:.0f} % | "
+                    f"{'yes' if report['fits'] else report['conclusion']} | "
+                    f"{'-' if arena is None else f'{100 * arena / peak:.1f} %'} | "
+                    f"{100 * report.get('added_compute', 0):.2f} % | "
+                    f"{'-' if floor is None else f'{100 * floor / peak:.1f} %'} |")
+                print(lines[-1], flush=True)
+    out = ROOT / "bench" / "results" / "checkmate.md"
+    out.write_text("\n".join(lines) + "\n")
+    print(out.read_text())
+
+
+if __name__ == "__main__":
+    main()
