@@ -204,6 +204,11 @@ TEST(CliTest, OptimizeRefutesABudgetBelowTheRecomputeFloor) {
   EXPECT_THAT(below.err, HasSubstr("(proof: the recompute floor, "));
   EXPECT_THAT(below.out, HasSubstr("\"conclusion\": \"refuted\""));
   EXPECT_THAT(below.out, HasSubstr("\"recompute_floor_bytes\": "));
+  const CliResult text = RunOlla(
+      "optimize models/gpt2_small.train.b1.json.gz --work-limit 1 --memory-budget "
+      "1000000");
+  EXPECT_THAT(text.out, HasSubstr("1000000 B (976.6 KiB) is below the recompute floor: "
+                                  "no plan fits"));
 }
 
 TEST(CliTest, OptimizeNamesThePinsFileWhenPinsContradictTheGraph) {

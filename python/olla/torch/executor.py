@@ -12,11 +12,12 @@ PlanExecutor reorders the nodes by the plan's op order (getitem nodes follow the
 they unpack), drops each value right after its last use in that order, as the plan's
 lifetimes assume, and before each op announces to the arena the op's planned
 allocations: (offset, bytes, request index), outputs at their buffers' offsets and
-scratch packed in the op's workspace slot. Both run the nodes through one generated
-function (codegen.py); the arena holds the announcements as a schedule. A plan that recomputes (plan format 3)
-runs each recomputation's node a second time, its outputs at the copies' offsets; the
-ops it serves read that run's values, through the same views where they read a view
-of the dropped tensor (views are free, and the view of the original would keep it).
+scratch packed in the op's workspace slot, given to the arena once as a schedule. A
+plan that recomputes (plan format 3) runs each recomputation's node a second time, its
+outputs at the copies' offsets; the ops it serves read that run's values, through the
+same views where they read a view of the dropped tensor (views are free, and the view
+of the original would keep it). Both run the nodes as one generated function
+(codegen.py).
 """
 
 import operator

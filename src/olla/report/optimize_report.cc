@@ -43,6 +43,15 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
   rows.push_back({"lower bound", fmt::format("{} peak live bytes for every order "
                                              "(without recomputation)",
                                              FormatBytes(r.lower_bound_bytes()))});
+  if (!r.plan && r.recompute_floor) {
+    rows.push_back({"recompute floor",
+                    fmt::format("{} peak live bytes for every plan, recomputing or not",
+                                FormatBytes(r.recompute_floor->bytes))});
+    rows.push_back(
+        {"memory budget", fmt::format("{} is below the recompute floor: no plan fits",
+                                      FormatBytes(*r.memory_budget))});
+    return rows;
+  }
   if (!r.plan) {
     rows.push_back(
         {"memory budget", fmt::format("{} is below the lower bound: no order fits",
