@@ -63,6 +63,7 @@ TEST(RecomputeFloorTest, NoPlanTheSearchFindsPeaksBelowIt) {
 // Out of time, an op keeps only its own footprint: weaker, still a bound, and said so.
 TEST(RecomputeFloorTest, AnExhaustedBudgetGivesAWeakerBound) {
   const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
+  // wall clock: a deadline already passed, so that no block is computed.
   const RecomputeFloor floor = ComputeRecomputeFloor(graph, Budget::Of(0));
   EXPECT_FALSE(floor.complete);
   EXPECT_EQ(floor.bytes, 3000);

@@ -42,8 +42,8 @@ def test_every_op_gets_a_cost_and_budget_mode_uses_them():
     assert plan.recompute and plan.report["cost_source"] == "measured"
     for op in graph.ops:
         op.cost = None
-    estimated = olla.optimize_graph(graph, memory_budget=bound * 3 // 4,
-                                    work_limit=100_000, alignment=64)
+    estimated = olla.optimize_graph(graph, work_limit=100_000, alignment=64,
+                                    memory_budget=bound * 3 // 4)
     assert estimated.report["cost_source"] == "estimated from shapes"
 
 
