@@ -1,6 +1,6 @@
 """Measured op costs: each op of a captured step timed on this machine, so that budget
 mode chooses what to recompute by what it costs here rather than by an estimate from
-shapes (docs/budget.md, "Costs").
+shapes (docs/budget.md, "What it costs").
 
 The traced step runs in its traced order on copies of its arguments, once to warm the
 kernels' caches (a oneDNN convolution builds its primitive on its first call), then
@@ -35,9 +35,8 @@ def time_ops(graph, flat_arguments, repeats=3):
         if op is not None:
             times.setdefault(op, []).append(elapsed)
 
-    for run in range(1 + repeats):
-        if run == 1:
-            times.clear()
+    run_traced(graph, flat_arguments)  # Warms the kernels' caches; not timed.
+    for _ in range(repeats):
         run_traced(graph, flat_arguments, before, after)
     return {op: statistics.median(seconds) for op, seconds in times.items()}
 
