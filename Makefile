@@ -21,9 +21,14 @@ deps:
 	@bash scripts/install-deps.sh
 	@bash scripts/python-env.sh
 
+# Line tables only (-g1): backtraces, perf and the sanitizers' reports keep their files
+# and lines, at a quarter less compile time than full debug information (-g; a debugger
+# session configures its own build with CMAKE_BUILD_TYPE=Debug).
+LINE_TABLES = -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython_EXECUTABLE=$(PYTHON) \
-	  >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LINE_TABLES) \
+	  -DPython_EXECUTABLE=$(PYTHON) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
@@ -42,7 +47,8 @@ test-cpp: build
 # budget mode) and every zoo graph read by both readers.
 SANITIZE_SKIP = Gpt2InTwoThirds|ABudgetOnlyRecomputationMeetsIsMetByRecomputing|OptimizeBudgetRecomputesAndCheckAcceptsThePlan|EveryZooPlanIsCheckedAndAtItsRoundedPeak
 test-sanitize: deps
-	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DOLLA_SANITIZE=ON \
+	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
+	  -DOLLA_SANITIZE=ON \
 	  -DOLLA_BUILD_BENCH=OFF -DOLLA_BUILD_PYTHON=OFF >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '$(SANITIZE_SKIP)'

@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=build-fuzz
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DOLLA_FUZZ=ON -DOLLA_BUILD_TESTS=OFF -DOLLA_BUILD_BENCH=OFF -DOLLA_BUILD_PYTHON=OFF \
   >/dev/null
 cmake --build "$build" -j "$(nproc)" --target graph_json_fuzz plan_json_fuzz \
