@@ -124,6 +124,44 @@ def optimize_graph(graph, **options):
     return Plan(result)
 
 
+class Tradeoff:
+    """Budget mode's memory-compute curve of one graph (`olla tradeoff`; docs/budget.md):
+    points, widest budget first, each a dict of budget_bytes, arena_bytes,
+    added_compute (a fraction of the step), recomputed_ops, found_at_budget_bytes (the
+    budget whose search found the plan; None: without a budget) and plan (a Plan; None
+    and arena_bytes None where no plan found fits); recompute_floor_bytes; text() the
+    table `olla tradeoff` prints."""
+
+    def __init__(self, result):
+        self._text = result["text"]
+        curve = json.loads(result["json"])
+        self.recompute_floor_bytes = curve["recompute_floor_bytes"]
+        self.recompute_floor_complete = curve["recompute_floor_complete"]
+        self.cost_source = curve["cost_source"]
+        plans = [Plan(search) if "plan_json" in search else None
+                 for search in result["searches"]]
+        self.points = []
+        for point in curve["points"]:
+            search = point.pop("search", None)
+            point["plan"] = None if search is None else plans[search]
+            self.points.append(point)
+
+    def text(self):
+        return self._text
+
+
+def tradeoff_graph(graph, points=10, **options):
+    """The memory-compute curve of `graph` (a Tradeoff): `points` budgets from the arena
+    without recomputation down to the smallest arena recomputation reaches, the
+    cheapest plan found at each; the options of optimize_graph but memory_budget, the
+    time limit covering the whole curve."""
+    if isinstance(points, bool) or not isinstance(points, int):
+        raise ValueError(f"points: expected an integer, got {points!r}")
+    source, from_file = _source(graph)
+    texts = {name: _option_text(name, value) for name, value in options.items()}
+    return Tradeoff(_olla.tradeoff(source, from_file, texts, points))
+
+
 def simulate(graph):
     """The eager baselines and lower bounds of `olla simulate --json`, as a dict."""
     source, from_file = _source(graph)

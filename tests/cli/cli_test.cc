@@ -379,5 +379,28 @@ TEST(CliTest, ScheduleUsageErrors) {
   }
 }
 
+// `olla tradeoff` takes the option table's flags but the memory budget, which it sets
+// itself, and a count of points in range; a bad one is a usage error before loading.
+TEST(CliTest, TradeoffUsageErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"tradeoff examples/mlp_sgd.json --points 1 --work-limit 1",
+       "olla: option --points: must be an integer from 2 to 100, got 1\n"},
+      {"tradeoff no/such/graph.json --points 101 --work-limit 1",
+       "olla: option --points: must be an integer from 2 to 100, got 101\n"},
+      {"tradeoff examples/mlp_sgd.json --time-limit 0 --work-limit 1",
+       "olla: option --time-limit: must be a positive number of seconds, at most 1e+09, "
+       "got "
+       "'0'\n"}};
+  for (const auto& [arguments, message] : cases) {
+    const CliResult result = RunOlla(arguments);
+    EXPECT_EQ(result.exit_code, 1) << arguments;
+    EXPECT_EQ(result.err, message) << arguments;
+  }
+  const CliResult budget =
+      RunOlla("tradeoff examples/mlp_sgd.json --memory-budget 1000 --work-limit 1");
+  EXPECT_EQ(budget.exit_code, 1);
+  EXPECT_THAT(budget.err, HasSubstr("--memory-budget"));
+}
+
 }  // namespace
 }  // namespace olla::testing

@@ -14,6 +14,7 @@ void AddGenerateCommand(CLI::App& app, int& exit_code);
 void AddPlaceCommand(CLI::App& app, int& exit_code);
 void AddScheduleCommand(CLI::App& app, int& exit_code);
 void AddOptimizeCommand(CLI::App& app, int& exit_code);
+void AddTradeoffCommand(CLI::App& app, int& exit_code);
 
 // Prints "olla: <message>" on stderr as one line; returns the exit code for `status`.
 int ReportError(const Status& status);

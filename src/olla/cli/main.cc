@@ -46,6 +46,7 @@ int Main(int argc, char** argv) {
       "3 internal error. Formats: docs/graph-format.md, docs/plan-format.md.");
   int exit_code = kExitOk;
   AddOptimizeCommand(app, exit_code);
+  AddTradeoffCommand(app, exit_code);
   AddSimulateCommand(app, exit_code);
   AddCheckCommand(app, exit_code);
   AddScheduleCommand(app, exit_code);

@@ -2,19 +2,15 @@
 // the option table (pipeline/option_table.h) and become an OptimizeRequest; Optimize()
 // decides; this file prints and writes.
 #include <iostream>
-#include <map>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
 #include "olla/cli/progress.h"
+#include "olla/cli/table_flags.h"
 #include "olla/io/file.h"
 #include "olla/io/graph_json.h"
 #include "olla/io/pins_json.h"
 #include "olla/io/plan_json.h"
-#include "olla/pipeline/option_table.h"
 #include "olla/report/optimize_report.h"
 #include "olla/report/svg.h"
 
@@ -28,26 +24,11 @@ struct OptimizeCommandOptions {
   std::string svg_path;
   std::string pins_path;
   bool json = false;
-  // The table's options as typed, and their CLI11 handles, by name.
-  std::map<std::string, std::string> given;
-  std::map<std::string, CLI::Option*> flags;
+  TableFlags table;
 };
 
-// The request of the flags given; an error names the flag.
-StatusOr<OptimizeRequest> RequestOf(const OptimizeCommandOptions& command) {
-  OptimizeRequest request;
-  for (const OptionSpec& spec : OptimizeOptionTable()) {
-    if (command.flags.at(spec.name)->count() == 0) continue;
-    const std::string text =
-        spec.type == OptionType::kSwitch ? "false" : command.given.at(spec.name);
-    if (Status status = SetOptimizeOption(request, spec.name, text); !status.ok())
-      return status.WithContext("option " + spec.flag);
-  }
-  return request;
-}
-
 int RunOptimize(const OptimizeCommandOptions& command) {
-  StatusOr<OptimizeRequest> request = RequestOf(command);
+  StatusOr<OptimizeRequest> request = RequestOf(command.table);
   if (!request.ok()) return ReportError(request.status());
   const Budget budget = request->MakeBudget();  // Loading is inside the limit too.
   StatusOr<Graph> graph = LoadGraph(command.graph_path);
@@ -109,22 +90,7 @@ void AddOptimizeCommand(CLI::App& app, int& exit_code) {
   command->add_option(
       "--svg", options->svg_path,
       "Draw memory over the step, eager PyTorch beside olla's plan (SVG)");
-  for (const OptionSpec& spec : OptimizeOptionTable()) {
-    if (spec.type == OptionType::kSwitch) {
-      options->flags[spec.name] = command->add_flag(spec.flag, spec.help);
-      continue;
-    }
-    std::string help = spec.help;
-    if (spec.type == OptionType::kChoice)
-      help += fmt::format(": {}", fmt::join(spec.choices, ", "));
-    if (const std::string fallback = spec.get(OptimizeRequest()); !fallback.empty())
-      help += "; default " + fallback;
-    options->flags[spec.name] =
-        command->add_option(spec.flag, options->given[spec.name], help)
-            ->type_name(spec.type == OptionType::kSeconds  ? "SECONDS"
-                        : spec.type == OptionType::kChoice ? "METHOD"
-                                                           : "INT");
-  }
+  AddTableFlags(*command, options->table);
   command->add_option("--pin", options->pins_path,
                       "Pins file: chains of ops that must run in the given order");
   command->add_flag("--json", options->json, "Print one JSON object instead of text");

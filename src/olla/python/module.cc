@@ -17,6 +17,7 @@
 #include "olla/report/optimize_report.h"
 #include "olla/report/summaries.h"
 #include "olla/report/svg.h"
+#include "olla/report/tradeoff_report.h"
 #include "olla/simulation/eager_report.h"
 #include "olla/solver/isolated_solver.h"
 
@@ -55,6 +56,21 @@ void PyCheckOptions(const std::map<std::string, std::string>& options) {
   RequestOf(options);
 }
 
+// What planning.Plan reads of one result.
+py::dict ResultDict(const Graph& graph, const OptimizeResult& result) {
+  py::dict out;
+  out["report_json"] = OptimizeReportJson(graph, result).dump();
+  out["report_text"] = OptimizeReportText(graph, result);
+  out["report_markdown"] = OptimizeReportMarkdown(graph, result);
+  out["fits"] = result.conclusion == Conclusion::kPlanned;
+  out["reason"] = result.reason;  // Why not, in the library's words.
+  if (result.plan) {
+    out["plan_json"] = PlanToJson(graph, *result.plan);
+    out["svg"] = OptimizeSvg(graph, result);
+  }
+  return out;
+}
+
 py::dict PyOptimize(const std::string& source, bool from_file,
                     const std::map<std::string, std::string>& options) {
   const OptimizeRequest request = RequestOf(options);
@@ -67,17 +83,38 @@ py::dict PyOptimize(const std::string& source, bool from_file,
     py::gil_scoped_release release;
     return olla::Optimize(graph, request, budget);
   }();
-  const OptimizeResult result = ValueOrRaise(std::move(optimized));
-  py::dict out;
-  out["report_json"] = OptimizeReportJson(graph, result).dump();
-  out["report_text"] = OptimizeReportText(graph, result);
-  out["report_markdown"] = OptimizeReportMarkdown(graph, result);
-  out["fits"] = result.conclusion == Conclusion::kPlanned;
-  out["reason"] = result.reason;  // Why not, in the library's words.
-  if (result.plan) {
-    out["plan_json"] = PlanToJson(graph, *result.plan);
-    out["svg"] = OptimizeSvg(graph, result);
+  return ResultDict(graph, ValueOrRaise(std::move(optimized)));
+}
+
+// The curve's JSON and text (report/tradeoff_report.h) and each search's result as
+// PyOptimize returns it: a point's "search" indexes them.
+py::dict PyTradeoff(const std::string& source, bool from_file,
+                    const std::map<std::string, std::string>& options, int points) {
+  if (options.count("memory_budget") > 0)
+    throw py::value_error("memory_budget: tradeoff sets its own budgets");
+  if (points < kMinTradeoffPoints || points > kMaxTradeoffPoints) {
+    throw py::value_error(
+        "points: must be an integer from " + std::to_string(kMinTradeoffPoints) + " to " +
+        std::to_string(kMaxTradeoffPoints) + ", got " + std::to_string(points));
   }
+  const OptimizeRequest request = RequestOf(options);
+  const Budget budget = request.MakeBudget();
+  Graph graph = [&] {
+    py::gil_scoped_release release;
+    return ReadGraph(source, from_file);
+  }();
+  StatusOr<Tradeoff> computed = [&] {
+    py::gil_scoped_release release;
+    return ComputeTradeoff(graph, request, points, budget);
+  }();
+  const Tradeoff tradeoff = ValueOrRaise(std::move(computed));
+  py::dict out;
+  out["json"] = TradeoffJson(graph, tradeoff).dump();
+  out["text"] = TradeoffText(graph, tradeoff);
+  py::list searches;
+  for (const OptimizeResult& result : tradeoff.searches)
+    searches.append(ResultDict(graph, result));
+  out["searches"] = searches;
   return out;
 }
 
@@ -108,6 +145,10 @@ PYBIND11_MODULE(_olla, module) {
   module.doc() = "olla's library in process: optimize and simulate graphs";
   module.def("optimize", &olla::PyOptimize, py::arg("source"), py::arg("from_file"),
              py::arg("options"));
+  module.attr("TRADEOFF_POINTS") =
+      py::make_tuple(olla::kMinTradeoffPoints, olla::kMaxTradeoffPoints);
+  module.def("tradeoff", &olla::PyTradeoff, py::arg("source"), py::arg("from_file"),
+             py::arg("options"), py::arg("points"));
   module.def("simulate", &olla::PySimulate, py::arg("source"), py::arg("from_file"));
   module.def("option_table", &olla::PyOptionTable);
   module.def("check_options", &olla::PyCheckOptions, py::arg("options"));

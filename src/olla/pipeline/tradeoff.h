@@ -1,0 +1,56 @@
+// Tradeoff(): budget mode's memory-compute curve of one graph, the table a user reads
+// to choose a memory budget. From the arena without recomputation down to the smallest
+// arena recomputation reached, `points` budgets evenly apart, each planned by
+// Optimize(); each budget then takes, of every plan found at any budget, the one that
+// fits it with the least added compute (ties: the smaller arena). So the curve is
+// monotone by construction: a tighter budget never gets less added compute, and every
+// point's arena is at most its budget.
+//
+// The budget is shared out evenly: the plan without a budget and the search at the
+// recompute floor first (they fix the curve's ends), then the budgets between them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "olla/core/budget.h"
+#include "olla/core/status.h"
+#include "olla/graph/graph.h"
+#include "olla/pipeline/option_table.h"
+
+namespace olla {
+
+inline constexpr int kMinTradeoffPoints = 2;
+inline constexpr int kMaxTradeoffPoints = 100;
+
+struct TradeoffPoint {
+  int64_t budget_bytes = 0;
+  // Index into Tradeoff::searches of the plan this budget runs; none when no plan
+  // found fits it.
+  std::optional<size_t> plan;
+};
+
+struct Tradeoff {
+  // Optimize() at each budget tried, widest first: the first has no budget (the arena
+  // without recomputation), the second the recompute floor's.
+  std::vector<OptimizeResult> searches;
+  std::vector<TradeoffPoint> points;  // Widest budget first.
+  // The least arena of every plan, proven (remat/recompute_floor.h).
+  int64_t floor_bytes = 0;
+  bool floor_complete = true;
+};
+
+// Of `searches`' plans, the one that fits `budget` with the least added compute; the
+// smaller arena on a tie, then the earlier search. None when no plan fits.
+std::optional<size_t> CheapestPlanFitting(const std::vector<OptimizeResult>& searches,
+                                          int64_t budget);
+
+// `request`'s memory budget, if any, is ignored: the curve sets its own. An error for
+// `points` outside [kMinTradeoffPoints, kMaxTradeoffPoints] or a graph Optimize()
+// refuses.
+StatusOr<Tradeoff> ComputeTradeoff(const Graph& graph, const OptimizeRequest& request,
+                                   int points, const Budget& budget);
+
+}  // namespace olla
