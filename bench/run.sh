@@ -7,8 +7,8 @@
 #   - the min-cut bound's max flow, LEMON against Boost.Graph (max_flow.md);
 #   - the placement, schedule, zoo, scale and hard synthetic graph benchmarks, the
 #     largest batches, the limits, budget mode (remat.py, remat_runtime.py, checkmate.py) and
-#     olla.torch on models and loops outside the tests (loops.py): their
-#     scripts.
+#     olla.torch on models and loops outside the tests (loops.py), and olla beside
+#     what a PyTorch user would pick instead (compare_torch.py): their scripts.
 # Writes bench/results/foundation.md. Usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
@@ -76,3 +76,4 @@ bash bench/placement.sh "$build"
 "$python" bench/checkmate.py --olla "$build/bin/olla"
 "$python" bench/remat_runtime.py
 "$python" bench/loops.py
+"$python" bench/compare_torch.py
