@@ -27,8 +27,9 @@ into the next variant's figures otherwise), in two phases:
      then TIMED rounds, each a variant step and an eager step, interleaved so that a slow
      spell of the shared machine hits both alike: the medians' ratio.
 
-The module is importable: build_workload, VARIANTS and run_variant are what the GPU
-check can reuse with device="cuda".
+The module is importable: build_workload(..., device="cuda") and VARIANTS are what the
+GPU check can reuse; run_variant measures through the CPU allocator, so it runs on the
+CPU only (a GPU's figures come from torch.cuda's memory statistics).
 """
 
 import argparse
@@ -324,11 +325,11 @@ def _same(a, b, bitwise):
 
 
 def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured=3,
-                timed=5, device="cpu"):
-    """Runs one variant of one model as the module's documentation describes and
-    returns its row (a dict). On the CPU only: CUDA figures belong to the GPU check."""
+                timed=5):
+    """Runs one variant of one model on the CPU as the module's documentation describes
+    and returns its row (a dict)."""
     variant = VARIANTS[variant_name]
-    work = build_workload(model_name, batch, device)
+    work = build_workload(model_name, batch)
     model = work.model
     initial = copy.deepcopy(model)
     row = {"model": model_name, "batch": batch, "variant": variant_name}
