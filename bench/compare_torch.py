@@ -45,7 +45,6 @@ import time
 
 import torch
 import torch.nn.functional as F
-import torchvision
 from torch import nn
 from torch.utils.checkpoint import (CheckpointPolicy, checkpoint,
                                     create_selective_checkpoint_contexts)
@@ -53,7 +52,6 @@ from torch.utils.checkpoint import (CheckpointPolicy, checkpoint,
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-import olla  # noqa: E402
 import olla.torch as olla_torch  # noqa: E402
 from olla.capture import zoo  # noqa: E402
 from olla.torch import arena as arenas  # noqa: E402
