@@ -150,16 +150,25 @@ class Tradeoff:
         return self._text
 
 
+def _tradeoff_arguments(points, options):
+    if isinstance(points, bool) or not isinstance(points, int):
+        raise ValueError(f"points: expected an integer, got {points!r}")
+    return {name: _option_text(name, value) for name, value in options.items()}, points
+
+
+def check_tradeoff_options(points, **options):
+    """Raises ValueError naming the first bad argument of tradeoff_graph, as it would,
+    without a graph."""
+    _olla.check_tradeoff(*_tradeoff_arguments(points, options))
+
+
 def tradeoff_graph(graph, points=10, **options):
     """The memory-compute curve of `graph` (a Tradeoff): `points` budgets from the arena
     without recomputation down to the smallest arena recomputation reaches, the
     cheapest plan found at each; the options of optimize_graph but memory_budget, the
     time limit covering the whole curve."""
-    if isinstance(points, bool) or not isinstance(points, int):
-        raise ValueError(f"points: expected an integer, got {points!r}")
     source, from_file = _source(graph)
-    texts = {name: _option_text(name, value) for name, value in options.items()}
-    return Tradeoff(_olla.tradeoff(source, from_file, texts, points))
+    return Tradeoff(_olla.tradeoff(source, from_file, *_tradeoff_arguments(points, options)))
 
 
 def simulate(graph):

@@ -77,10 +77,9 @@ class OllaStep:
         self.timings = {"capture": time.perf_counter() - started}
         self.profiles, self.self_check = self._calibrate(self_check, measured_costs)
         started = time.perf_counter()
-        self.plan = planning.optimize_graph(self.graph, **options)
+        plan = planning.optimize_graph(self.graph, **options)
         self.timings["plan"] = time.perf_counter() - started
-        self.report = self.plan.report
-        self.executor = PlanExecutor(self.graph, self.plan, self.profiles)
+        self.use_plan(plan)
         traced = self.traced
         self.signature = [(t.shape, t.dtype, t.stride()) for t in
                           traced.inputs + list(traced.kwargs.values()) + traced.targets]
@@ -93,6 +92,12 @@ class OllaStep:
         self.kwarg_names = list(kwargs)
         self.counts = (len(inputs), len(targets))
         self.last_stats = None
+
+    def use_plan(self, plan):
+        """Runs `plan`, another plan of this step's graph (olla.tradeoff_graph's), from
+        the next step on, in a new arena."""
+        self.plan, self.report = plan, plan.report
+        self.executor = PlanExecutor(self.graph, plan, self.profiles)
         self.arena = None  # Allocated at the first step, then reused by every step.
 
     def _calibrate(self, check, measured_costs):

@@ -4,11 +4,8 @@ import copy
 import statistics
 import time
 
-from .. import _olla, planning
-from .executor import PlanExecutor
+from .. import planning
 from .step import optimize
-
-_MIN_POINTS, _MAX_POINTS = _olla.TRADEOFF_POINTS
 
 
 def tradeoff(model, example_inputs, loss_fn, optimizer, targets=(), points=10,
@@ -25,16 +22,10 @@ def tradeoff(model, example_inputs, loss_fn, optimizer, targets=(), points=10,
     points gain step_seconds, the median. time_limit covers the planning of the whole
     curve (a share for the plan without a budget, the rest for the curve); options are
     optimize_graph's (memory_budget excepted)."""
-    if "memory_budget" in options:
-        raise ValueError("memory_budget: tradeoff sets its own budgets")
-    if isinstance(points, bool) or not isinstance(points, int) \
-            or not _MIN_POINTS <= points <= _MAX_POINTS:
-        raise ValueError(f"points: must be an integer from {_MIN_POINTS} to {_MAX_POINTS}, "
-                         f"got {points!r}")
+    planning.check_tradeoff_options(points, time_limit=time_limit, **options)
     if isinstance(measure_steps, bool) or not isinstance(measure_steps, int) \
             or measure_steps < 0:
         raise ValueError(f"measure_steps: expected an integer >= 0, got {measure_steps!r}")
-    planning.check_options(time_limit=time_limit, **options)
     model, optimizer = copy.deepcopy((model, optimizer))
     started = time.monotonic()
     step = optimize(model, example_inputs, loss_fn, optimizer, targets=targets,
@@ -58,8 +49,7 @@ def _time_plans(step, curve, inputs, targets, kwargs, repeats):
         if plan is None:
             continue
         if id(plan) not in seconds:
-            step.executor = PlanExecutor(step.graph, plan, step.profiles)
-            step.plan, step.report, step.arena = plan, plan.report, None
+            step.use_plan(plan)
             step(*inputs, targets=targets, **kwargs)
             times = []
             for _ in range(repeats):

@@ -3,8 +3,6 @@
 // budget, which the curve sets itself.
 #include <iostream>
 
-#include <fmt/format.h>
-
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
 #include "olla/cli/progress.h"
@@ -25,11 +23,8 @@ struct TradeoffCommandOptions {
 int RunTradeoff(const TradeoffCommandOptions& command) {
   StatusOr<OptimizeRequest> request = RequestOf(command.table);
   if (!request.ok()) return ReportError(request.status());
-  if (command.points < kMinTradeoffPoints || command.points > kMaxTradeoffPoints) {
-    return ReportError(InvalidInput(
-        fmt::format("option --points: must be an integer from {} to {}, got {}",
-                    kMinTradeoffPoints, kMaxTradeoffPoints, command.points)));
-  }
+  if (Status status = CheckTradeoffPoints(command.points); !status.ok())
+    return ReportError(status.WithContext("option --points"));
   const Budget budget = request->MakeBudget();  // Loading is inside the limit too.
   StatusOr<Graph> graph = LoadGraph(command.graph_path);
   if (!graph.ok()) return ReportError(graph.status());

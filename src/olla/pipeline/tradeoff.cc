@@ -27,15 +27,22 @@ std::optional<size_t> CheapestPlanFitting(const std::vector<OptimizeResult>& sea
   return best;
 }
 
-StatusOr<Tradeoff> ComputeTradeoff(const Graph& graph, const OptimizeRequest& request,
-                                   int points, const Budget& budget) {
+Status CheckTradeoffPoints(int64_t points) {
   if (points < kMinTradeoffPoints || points > kMaxTradeoffPoints) {
-    return InvalidInput(fmt::format("points: must be an integer from {} to {}, got {}",
+    return InvalidInput(fmt::format("must be an integer from {} to {}, got {}",
                                     kMinTradeoffPoints, kMaxTradeoffPoints, points));
   }
+  return OkStatus();
+}
+
+StatusOr<Tradeoff> ComputeTradeoff(const Graph& graph, const OptimizeRequest& request,
+                                   int points, const Budget& budget) {
+  if (Status status = CheckTradeoffPoints(points); !status.ok())
+    return status.WithContext("points");
   Tradeoff tradeoff;
+  // Each search gets an even share of what the earlier ones left: of `points` searches
+  // until the two ends fix how many budgets lie between them.
   int searches_left = points;
-  // Each search gets an even share of what the earlier ones left.
   auto search = [&](std::optional<int64_t> memory_budget) -> Status {
     OptimizeRequest at = request;
     at.options.memory_budget = memory_budget;
@@ -71,6 +78,7 @@ StatusOr<Tradeoff> ComputeTradeoff(const Graph& graph, const OptimizeRequest& re
   }
   if (tightest < widest) budgets.push_back(tightest);
   budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
+  searches_left = static_cast<int>(budgets.size()) - 2;
   for (size_t i = 1; i + 1 < budgets.size(); ++i) {
     if (Status status = search(budgets[i]); !status.ok()) return status;
   }

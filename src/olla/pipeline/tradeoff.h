@@ -47,9 +47,12 @@ struct Tradeoff {
 std::optional<size_t> CheapestPlanFitting(const std::vector<OptimizeResult>& searches,
                                           int64_t budget);
 
+// An error unless kMinTradeoffPoints <= points <= kMaxTradeoffPoints; front ends add
+// the name their user wrote (--points, points=).
+Status CheckTradeoffPoints(int64_t points);
+
 // `request`'s memory budget, if any, is ignored: the curve sets its own. An error for
-// `points` outside [kMinTradeoffPoints, kMaxTradeoffPoints] or a graph Optimize()
-// refuses.
+// `points` out of range (CheckTradeoffPoints) or a graph Optimize() refuses.
 StatusOr<Tradeoff> ComputeTradeoff(const Graph& graph, const OptimizeRequest& request,
                                    int points, const Budget& budget);
 

@@ -88,16 +88,25 @@ py::dict PyOptimize(const std::string& source, bool from_file,
 
 // The curve's JSON and text (report/tradeoff_report.h) and each search's result as
 // PyOptimize returns it: a point's "search" indexes them.
-py::dict PyTradeoff(const std::string& source, bool from_file,
-                    const std::map<std::string, std::string>& options, int points) {
+// The request of a curve's options, checked: the table's options but the memory
+// budget, which the curve sets itself, and a count of points in range.
+OptimizeRequest TradeoffRequestOf(const std::map<std::string, std::string>& options,
+                                  int64_t points) {
   if (options.count("memory_budget") > 0)
     throw py::value_error("memory_budget: tradeoff sets its own budgets");
-  if (points < kMinTradeoffPoints || points > kMaxTradeoffPoints) {
-    throw py::value_error(
-        "points: must be an integer from " + std::to_string(kMinTradeoffPoints) + " to " +
-        std::to_string(kMaxTradeoffPoints) + ", got " + std::to_string(points));
-  }
-  const OptimizeRequest request = RequestOf(options);
+  if (Status status = CheckTradeoffPoints(points); !status.ok())
+    Raise(status.WithContext("points"));
+  return RequestOf(options);
+}
+
+// Validates a curve's options alone, before a front end captures anything.
+void PyCheckTradeoff(const std::map<std::string, std::string>& options, int64_t points) {
+  TradeoffRequestOf(options, points);
+}
+
+py::dict PyTradeoff(const std::string& source, bool from_file,
+                    const std::map<std::string, std::string>& options, int64_t points) {
+  const OptimizeRequest request = TradeoffRequestOf(options, points);
   const Budget budget = request.MakeBudget();
   Graph graph = [&] {
     py::gil_scoped_release release;
@@ -105,7 +114,7 @@ py::dict PyTradeoff(const std::string& source, bool from_file,
   }();
   StatusOr<Tradeoff> computed = [&] {
     py::gil_scoped_release release;
-    return ComputeTradeoff(graph, request, points, budget);
+    return ComputeTradeoff(graph, request, static_cast<int>(points), budget);
   }();
   const Tradeoff tradeoff = ValueOrRaise(std::move(computed));
   py::dict out;
@@ -145,8 +154,8 @@ PYBIND11_MODULE(_olla, module) {
   module.doc() = "olla's library in process: optimize and simulate graphs";
   module.def("optimize", &olla::PyOptimize, py::arg("source"), py::arg("from_file"),
              py::arg("options"));
-  module.attr("TRADEOFF_POINTS") =
-      py::make_tuple(olla::kMinTradeoffPoints, olla::kMaxTradeoffPoints);
+  module.def("check_tradeoff", &olla::PyCheckTradeoff, py::arg("options"),
+             py::arg("points"));
   module.def("tradeoff", &olla::PyTradeoff, py::arg("source"), py::arg("from_file"),
              py::arg("options"), py::arg("points"));
   module.def("simulate", &olla::PySimulate, py::arg("source"), py::arg("from_file"));

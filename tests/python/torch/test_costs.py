@@ -10,24 +10,14 @@ from torch import nn
 import olla
 import olla.torch as olla_torch
 from olla.capture import capture_training_step
+
+from torch_models import mlp_batch, tanh_mlp
 from olla.torch.costs import measure_costs
 
 
-def mlp():
-    torch.manual_seed(0)
-    return nn.Sequential(*[layer for _ in range(6)
-                           for layer in (nn.Linear(64, 64), nn.Tanh())], nn.Linear(64, 4))
-
-
-def batch():
-    generator = torch.Generator().manual_seed(1)
-    return torch.randn(256, 64, generator=generator), torch.randint(0, 4, (256,),
-                                                                      generator=generator)
-
-
 def test_every_op_gets_a_cost_and_budget_mode_uses_them():
-    x, y = batch()
-    graph = capture_training_step(mlp(), [x], nn.functional.cross_entropy, [y])
+    x, y = mlp_batch()
+    graph = capture_training_step(tanh_mlp(), [x], nn.functional.cross_entropy, [y])
     state = torch.get_rng_state()
     measure_costs(graph, repeats=2)
     assert torch.equal(torch.get_rng_state(), state)
@@ -52,8 +42,8 @@ def test_every_op_gets_a_cost_and_budget_mode_uses_them():
 
 
 def test_optimize_measures_costs_when_asked_and_checks_the_choice():
-    x, y = batch()
-    model = mlp()
+    x, y = mlp_batch()
+    model = tanh_mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     with pytest.raises(ValueError, match="^costs: expected 'estimated' or 'measured', "
                                          "got 'timed'"):

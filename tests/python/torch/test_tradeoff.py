@@ -10,17 +10,7 @@ import olla
 import olla.torch as olla_torch
 from olla.capture import capture_training_step
 
-
-def mlp():
-    torch.manual_seed(0)
-    return nn.Sequential(*[layer for _ in range(6)
-                           for layer in (nn.Linear(64, 64), nn.Tanh())], nn.Linear(64, 4))
-
-
-def batch():
-    generator = torch.Generator().manual_seed(1)
-    return torch.randn(256, 64, generator=generator), torch.randint(0, 4, (256,),
-                                                                      generator=generator)
+from torch_models import mlp_batch, tanh_mlp
 
 
 def check_curve(curve):
@@ -35,8 +25,8 @@ def check_curve(curve):
 
 
 def test_the_curve_of_a_users_model_with_step_times():
-    x, y = batch()
-    model = mlp()
+    x, y = mlp_batch()
+    model = tanh_mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     before = [p.detach().clone() for p in model.parameters()]
     curve = olla_torch.tradeoff(model, [x], nn.functional.cross_entropy, optimizer,
@@ -50,8 +40,8 @@ def test_the_curve_of_a_users_model_with_step_times():
 
 
 def test_the_curve_of_a_graph_and_its_errors():
-    x, y = batch()
-    graph = capture_training_step(mlp(), [x], nn.functional.cross_entropy, [y])
+    x, y = mlp_batch()
+    graph = capture_training_step(tanh_mlp(), [x], nn.functional.cross_entropy, [y])
     curve = olla.tradeoff_graph(graph, points=3, work_limit=400_000, alignment=1,
                                 time_limit=3600)  # wall clock: far away, work stops it
     check_curve(curve)
@@ -61,6 +51,6 @@ def test_the_curve_of_a_graph_and_its_errors():
     with pytest.raises(ValueError, match="^memory_budget: tradeoff sets its own budgets$"):
         olla.tradeoff_graph(graph, memory_budget=10, work_limit=1)
     with pytest.raises(ValueError, match="^points: must be an integer from 2 to 100"):
-        olla_torch.tradeoff(mlp(), [x], nn.functional.cross_entropy,
-                            torch.optim.SGD(mlp().parameters(), lr=0.1), targets=[y],
+        olla_torch.tradeoff(tanh_mlp(), [x], nn.functional.cross_entropy,
+                            torch.optim.SGD(tanh_mlp().parameters(), lr=0.1), targets=[y],
                             points=0, work_limit=1)

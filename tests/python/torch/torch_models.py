@@ -1,4 +1,5 @@
-"""Small models for the runtime's tests: a GPT-style decoder with a tied head."""
+"""Small models for the runtime's tests: a GPT-style decoder with a tied head, and an
+MLP of six tanh layers with its batch."""
 
 import torch
 from torch import nn
@@ -31,3 +32,17 @@ class TinyGPT(nn.Module):
 
 def gpt_loss(logits, targets):
     return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+
+def tanh_mlp():
+    """Six 64-wide linear layers with tanh, then four classes; seeded."""
+    torch.manual_seed(0)
+    return nn.Sequential(*[layer for _ in range(6)
+                           for layer in (nn.Linear(64, 64), nn.Tanh())], nn.Linear(64, 4))
+
+
+def mlp_batch():
+    """256 inputs for tanh_mlp and their labels; seeded."""
+    generator = torch.Generator().manual_seed(1)
+    return torch.randn(256, 64, generator=generator), torch.randint(0, 4, (256,),
+                                                                      generator=generator)
