@@ -1,7 +1,8 @@
 """olla side by side with what a PyTorch user would pick instead, on the same model,
-batch, optimizer (AdamW) and seed. Writes bench/results/compare_torch.{md,json}.
+batch, optimizer (AdamW) and seed. Writes bench/results/compare_torch.{md,json} and a
+plot per model, bench/results/compare_torch/MODEL_bBATCH.{svg,png}.
 
-    .venv/bin/python bench/compare_torch.py [--models resnet50:2,...] [--quick]
+    .venv/bin/python bench/compare_torch.py [--models resnet50:2,...] [--quick] [--keep]
     .venv/bin/python bench/compare_torch.py --one MODEL:BATCH VARIANT [--budget BYTES]
 
 Variants (VARIANTS below): eager; the optimizer step in the backward pass
@@ -26,6 +27,12 @@ into the next variant's figures otherwise), in two phases:
      stated tolerance for compiled code (Inductor fuses and reorders float arithmetic);
      then TIMED rounds, each a variant step and an eager step, interleaved so that a slow
      spell of the shared machine hits both alike: the medians' ratio.
+
+The memory-compute curve of each model: compile's activation_memory_budget from 1.0
+down to 0.0 (CURVE_RATIOS, each a variant as above) and olla's budget mode at
+CURVE_POINTS budgets (run_curve: olla.torch.tradeoff, each plan run and timed, beside
+eager steps timed in the same process), plotted as peak against step time with the
+other variants.
 
 The module is importable: build_workload(..., device="cuda") and VARIANTS are what the
 GPU check can reuse; run_variant measures through the CPU allocator, so it runs on the
@@ -66,6 +73,10 @@ QUICK = "mobilenet_v2:2,llama_like:2"
 # Relative loss difference allowed where compiled code computes the step (measured
 # here: 1e-6 to 1e-4 after five AdamW steps; a wrong gradient moves losses by 1e-2).
 COMPILED_TOLERANCE = 1e-3
+# The memory-compute curve: compile's activation_memory_budget at these ratios (1.0,
+# its default, is the `compile` variant) and olla's budget mode at CURVE_POINTS budgets.
+CURVE_RATIOS = (0.8, 0.6, 0.4, 0.2, 0.0)
+CURVE_POINTS = 10
 
 
 # ---- Models ---------------------------------------------------------------------------
@@ -306,12 +317,14 @@ VARIANTS = {v.name: v for v in [
                         "default)"),
     Variant("compile_no_reorder", _setup_compile(reorder=False), False, bitwise=False,
             description="torch.compile, reorder_for_peak_memory=False"),
-    Variant("compile_budget_0.5", _setup_compile(activation_budget=0.5), True,
-            bitwise=False, description="torch.compile, activation_memory_budget=0.5"),
-    Variant("compile_budget_0.2", _setup_compile(activation_budget=0.2), True,
-            bitwise=False, description="torch.compile, activation_memory_budget=0.2"),
     Variant("olla", _setup_olla, False, description="olla.torch.optimize"),
-]}
+] + [
+    Variant(f"compile_budget_{ratio}", _setup_compile(activation_budget=ratio), True,
+            bitwise=False, description=f"torch.compile, activation_memory_budget={ratio}")
+    for ratio in sorted({0.5, *CURVE_RATIOS}, reverse=True)]}
+# The table's variants: compile with activation budgets 0.5 and 0.2 of the curve's.
+TABLE = ("eager", "optimizer_in_backward", "checkpoint", "sac", "compile",
+         "compile_no_reorder", "compile_budget_0.5", "compile_budget_0.2", "olla")
 
 
 # ---- One variant, one process -------------------------------------------------------
@@ -383,10 +396,44 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
     return row
 
 
-# ---- The table ----------------------------------------------------------------------
+def run_curve(model_name, batch, points=CURVE_POINTS, measure_steps=3,
+              time_limit=120.0):
+    """olla's memory-compute curve of one model on the CPU: olla.torch.tradeoff with
+    AdamW, each distinct plan run and timed (its median step and measured peak), and
+    the median of eager steps timed in the same process before and after it; a dict."""
+    work = build_workload(model_name, batch)
+    eager = copy.deepcopy(work.model)
+    eager_optimizer = _adamw(eager.parameters())
+    eager_times = []
+
+    def time_eager():
+        _eager_step(eager, eager_optimizer, work)  # warm-up
+        for _ in range(measure_steps):
+            began = time.perf_counter()
+            _eager_step(eager, eager_optimizer, work)
+            eager_times.append(time.perf_counter() - began)
+
+    time_eager()
+    curve = olla_torch.tradeoff(work.model, list(work.inputs), work.loss_fn,
+                                _adamw(work.model.parameters()),
+                                targets=list(work.targets), points=points,
+                                time_limit=time_limit, measure_steps=measure_steps)
+    time_eager()
+    return {"model": model_name, "batch": batch, "variant": "olla_curve",
+            "eager_step_seconds": statistics.median(eager_times),
+            "recompute_floor": curve.recompute_floor_bytes,
+            "points": [{"budget": p["budget_bytes"], "arena": p["arena_bytes"],
+                        "peak": p["peak_bytes"], "added_compute": p["added_compute"],
+                        "recomputations": p["recomputed_ops"],
+                        "step_seconds": p["step_seconds"]}
+                       for p in curve.points if p["plan"] is not None]}
+
+
+# ---- The table and the curves ------------------------------------------------------
 
 def _child(spec, variant, budget, quick):
-    """run_variant in a fresh process; its row, or the error it ended with."""
+    """run_variant (or run_curve, for the variant "olla_curve") in a fresh process;
+    its row, or the error it ended with."""
     command = [sys.executable, __file__, "--one", spec, variant]
     if budget is not None:
         command += ["--budget", str(budget)]
@@ -401,22 +448,51 @@ def _child(spec, variant, budget, quick):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def run_model(spec, variants, ratios, quick):
+    """Every row of one model: the variants, olla at the peak of each recomputing one
+    that ran, compile at the curve's activation budgets, and olla's curve."""
+    rows = []
+
+    def add(row):
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        return row
+
+    measured = {v: add(_child(spec, v, None, quick)) for v in variants}
+    for variant, reached in measured.items():
+        if VARIANTS[variant].recomputes and "error" not in reached:
+            row = _child(spec, "olla", reached["peak"], quick)
+            row["at"] = variant
+            add(row)
+    for ratio in ratios:
+        if f"compile_budget_{ratio}" not in measured:
+            add(_child(spec, f"compile_budget_{ratio}", None, quick))
+    add(_child(spec, "olla_curve", None, quick))
+    return rows
+
+
 def _mib(value):
     return "" if value is None else f"{value / MIB:.1f}"
+
+
+def _label(row):
+    if row.get("budget") is None:
+        return row["variant"]
+    return f"olla at {row.get('at', '?')} ({_mib(row['budget'])} MiB)"
 
 
 def _table(rows):
     lines = ["| model | variant | peak MiB | vs eager | resident rise MiB | step s | "
              "vs eager (interleaved) | setup s | losses vs eager | olla: arena MiB, "
-             "recomputed, added |",
+             "recomputed, added (estimated) |",
              "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
     eager_peak = {}
     for row in rows:
         key = (row["model"], row["batch"])
-        label = row["variant"] if row.get("budget") is None else (
-            f"olla at {row['at']} ({_mib(row['budget'])} MiB)")
+        if row["variant"] == "olla_curve":
+            continue
         if "error" in row:
-            lines.append(f"| {row['model']} b{row['batch']} | {label} | | | | | | | "
+            lines.append(f"| {row['model']} b{row['batch']} | {_label(row)} | | | | | | | "
                          f"failed: {row['error'][:160]} | |")
             continue
         if row["variant"] == "eager":
@@ -428,52 +504,138 @@ def _table(rows):
             planned = (f"{_mib(row['arena'])}, {row['recomputations']}, "
                        f"{100 * row['added_compute']:.1f} %")
         lines.append(
-            f"| {row['model']} b{row['batch']} | {label} | {_mib(row['peak'])} | {ratio} | "
-            f"{_mib(row['resident_rise'])} | {row['step_seconds']:.3f} | "
+            f"| {row['model']} b{row['batch']} | {_label(row)} | {_mib(row['peak'])} | "
+            f"{ratio} | {_mib(row['resident_rise'])} | {row['step_seconds']:.3f} | "
             f"{row['step_seconds'] / row['eager_step_seconds']:.2f} | "
             f"{row['setup_seconds']:.1f} | {equal} | {planned} |")
     return lines
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default=None, help=f"NAME:BATCH,... ({DEFAULT})")
-    parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument("--quick", action="store_true",
-                        help=f"two small models ({QUICK}) and fewer steps")
-    parser.add_argument("--one", nargs=2, metavar=("MODEL:BATCH", "VARIANT"),
-                        help="run one variant in this process; print its row as JSON")
-    parser.add_argument("--budget", type=int, default=None,
-                        help="with --one olla: olla's memory budget in bytes")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "compare_torch"))
-    args = parser.parse_args()
-    steps = dict(warmup=2, measured=2, timed=3) if args.quick else {}
-    if args.one:
-        spec, variant = args.one
-        name, batch = spec.split(":")
-        row = run_variant(name, int(batch), variant, args.budget, **steps)
-        print(json.dumps(row))
-        return
-    rows = []
-    variants = args.variants.split(",")
-    for spec in (args.models or (QUICK if args.quick else DEFAULT)).split(","):
-        measured = {}
-        for variant in variants:
-            row = _child(spec, variant, None, args.quick)
-            rows.append(row)
-            measured[variant] = row
-            print(json.dumps(row), flush=True)
-        # olla's budget mode at the bytes each recomputing variant reached.
-        for variant in variants:
-            reached = measured[variant]
-            if not VARIANTS[variant].recomputes or "error" in reached:
-                continue
-            row = _child(spec, "olla", reached["peak"], args.quick)
-            row["at"] = variant
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-    out = pathlib.Path(args.out)
+def _compile_curve(rows):
+    """compile's rows by activation budget, 1.0 (the `compile` variant) first."""
+    found = []
+    for row in rows:
+        if "error" in row:
+            continue
+        if row["variant"] == "compile":
+            found.append((1.0, row))
+        elif row["variant"].startswith("compile_budget_"):
+            found.append((float(row["variant"].rsplit("_", 1)[1]), row))
+    return sorted(found, key=lambda item: -item[0])
+
+
+def _increases(values):
+    """The places where a sequence that should not grow grows: (index, before, after)."""
+    return [(i, a, b) for i, (a, b) in enumerate(zip(values, values[1:]), 1) if b > a]
+
+
+def _curve_section(rows, plot):
+    """The memory-compute curve of one model: its plot and both curves' points, with
+    whether each is monotone."""
+    model, batch = rows[0]["model"], rows[0]["batch"]
+    curve = next((r for r in rows if r["variant"] == "olla_curve"), None)
+    lines = [f"### {model} b{batch}", "", f"![{model}]({plot})", ""]
+    if curve is None or "error" in curve:
+        lines += [f"olla's curve failed: {curve['error'] if curve else 'not run'}", ""]
+    else:
+        eager = curve["eager_step_seconds"]
+        lines += ["| olla budget MiB | arena MiB | measured peak MiB | recomputed | added "
+                  "(estimated) | step vs eager |", "|---:|---:|---:|---:|---:|---:|"]
+        for p in curve["points"]:
+            lines.append(f"| {_mib(p['budget'])} | {_mib(p['arena'])} | {_mib(p['peak'])} | "
+                         f"{p['recomputations']} | {100 * p['added_compute']:.2f} % | "
+                         f"{p['step_seconds'] / eager:.2f} |")
+        arenas_ = [p["arena"] for p in curve["points"]]
+        peaks = [p["peak"] for p in curve["points"]]
+        added = [-p["added_compute"] for p in curve["points"]]
+        monotone = not _increases(arenas_) and not _increases(added)
+        lines += ["", f"olla's curve (recompute floor {_mib(curve['recompute_floor'])} MiB): "
+                  f"arena and added compute monotone: {'yes' if monotone else 'NO'}; "
+                  "measured peak monotone: "
+                  + ("yes" if not _increases(peaks) else "no, " + ", ".join(
+                      f"{_mib(b)} MiB after {_mib(a)}" for _, a, b in _increases(peaks)))
+                  + "."]
+    compiled = _compile_curve(rows)
+    if compiled:
+        lines += ["", "| compile activation_memory_budget | peak MiB | step vs eager |",
+                  "|---:|---:|---:|"]
+        for ratio, row in compiled:
+            lines.append(f"| {ratio} | {_mib(row['peak'])} | "
+                         f"{row['step_seconds'] / row['eager_step_seconds']:.2f} |")
+        grows = _increases([row["peak"] for _, row in compiled])
+        lines += ["", "compile's peak monotone in the ratio: " + (
+            "yes" if not grows else "no: " + ", ".join(
+                f"{compiled[i][0]} peaks at {_mib(b)} MiB, above {compiled[i - 1][0]}'s "
+                f"{_mib(a)} MiB" for i, a, b in grows)) + "."]
+    return lines + [""]
+
+
+def _plot(rows, path):
+    """One model's peak against step time, every variant and both curves, as SVG and
+    PNG at `path` (without suffix)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    matplotlib.rcParams["svg.hashsalt"] = "olla"  # the same SVG for the same figures
+    model, batch = rows[0]["model"], rows[0]["batch"]
+    figure, axes = plt.subplots(figsize=(10, 5))
+    curve = next((r for r in rows if r["variant"] == "olla_curve" and "error" not in r),
+                 None)
+    if curve:
+        axes.plot([p["peak"] / MIB for p in curve["points"]],
+                  [p["step_seconds"] / curve["eager_step_seconds"] for p in curve["points"]],
+                  "o-", color="tab:blue", label="olla budget mode (tradeoff)")
+    compiled = _compile_curve(rows)
+    if compiled:
+        xs = [row["peak"] / MIB for _, row in compiled]
+        ys = [row["step_seconds"] / row["eager_step_seconds"] for _, row in compiled]
+        axes.plot(xs, ys, "s--", color="tab:orange",
+                  label="torch.compile, activation_memory_budget")
+        for (ratio, _), x, y in zip(compiled, xs, ys):
+            axes.annotate(f"{ratio:g}", (x, y), textcoords="offset points", xytext=(4, 4),
+                          fontsize=8, color="tab:orange")
+    markers = {"eager": ("k", "D"), "optimizer_in_backward": ("tab:gray", "v"),
+               "compile_no_reorder": ("tab:brown", "s"), "checkpoint": ("tab:green", "^"),
+               "sac": ("tab:olive", "P"), "olla": ("tab:blue", "*")}
+    for row in rows:
+        if "error" in row or "peak" not in row:
+            continue
+        if row["variant"] in markers and row.get("budget") is None:
+            color, marker = markers[row["variant"]]
+            axes.plot(row["peak"] / MIB, row["step_seconds"] / row["eager_step_seconds"],
+                      marker, color=color, markersize=9, linestyle="none",
+                      label=row["variant"])
+        elif row.get("budget") is not None:
+            axes.plot(row["peak"] / MIB, row["step_seconds"] / row["eager_step_seconds"],
+                      "x", color="tab:blue", markersize=8, linestyle="none",
+                      label="olla at a PyTorch variant's peak")
+    handles, labels = axes.get_legend_handles_labels()
+    unique = dict(zip(labels, handles))
+    axes.legend(unique.values(), unique.keys(), fontsize=8, loc="upper left",
+                bbox_to_anchor=(1.01, 1.0))
+    axes.set_xlabel("peak MiB of a training step (live bytes beyond the model's state)")
+    axes.set_ylabel("step time / eager's")
+    axes.set_title(f"{model}, batch {batch}, AdamW, CPU")
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path.with_suffix(".svg"), metadata={"Date": None})
+    figure.savefig(path.with_suffix(".png"), dpi=90)
+    plt.close(figure)
+
+
+def write_results(rows, out):
+    """bench/results/compare_torch.{json,md} and a plot per model."""
     out.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+    plots = out.parent / out.name
+    plots.mkdir(exist_ok=True)
+    by_model = {}
+    for row in rows:
+        by_model.setdefault((row["model"], row["batch"]), []).append(row)
+    sections = []
+    for (model, batch), model_rows in by_model.items():
+        name = f"{model}_b{batch}"
+        _plot(model_rows, plots / name)
+        sections += _curve_section(model_rows, f"{out.name}/{name}.png")
     lines = [
         "# olla beside what a PyTorch user would pick instead",
         "",
@@ -496,11 +658,71 @@ def main():
         f"bitwise, or within a relative {COMPILED_TOLERANCE:g} for compiled code.",
         "- olla at X: olla's budget mode with X's measured peak as its memory budget.",
         "",
-        "Variants: " + "; ".join(f"`{v.name}`: {v.description}"
-                                  for v in VARIANTS.values()) + ".",
+        "Variants: " + "; ".join(f"`{VARIANTS[v].name}`: {VARIANTS[v].description}"
+                                  for v in TABLE) + ".",
         "",
-    ] + _table(rows)
+    ] + _table(rows) + [
+        "",
+        "## The memory-compute curves",
+        "",
+        f"olla's budget mode at {CURVE_POINTS} budgets from the arena without "
+        "recomputation down to the smallest it reaches (`olla.torch.tradeoff(..., "
+        "measure_steps=3)`: each plan's median step and measured peak; step vs eager: "
+        "over the median of eager steps timed in the same process), beside "
+        "torch.compile's activation_memory_budget from 1.0 (its default) down to 0.0, "
+        "checkpointing and the other variants: peak against step time.",
+        "",
+    ] + sections
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=None, help=f"NAME:BATCH,... ({DEFAULT})")
+    parser.add_argument("--variants", default=",".join(TABLE))
+    parser.add_argument("--quick", action="store_true",
+                        help=f"two small models ({QUICK}), fewer steps, olla's curve at "
+                             "4 budgets and compile's at the table's two")
+    parser.add_argument("--one", nargs=2, metavar=("MODEL:BATCH", "VARIANT"),
+                        help="run one variant (or olla_curve) in this process; print its "
+                             "row as JSON")
+    parser.add_argument("--budget", type=int, default=None,
+                        help="with --one olla: olla's memory budget in bytes")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the rows of models this run does not measure from the "
+                             "results file")
+    parser.add_argument("--replot", action="store_true",
+                        help="measure nothing: write the table and plots again from the "
+                             "results file")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "compare_torch"))
+    args = parser.parse_args()
+    steps = dict(warmup=2, measured=2, timed=3) if args.quick else {}
+    if args.one:
+        spec, variant = args.one
+        name, batch = spec.split(":")
+        if variant == "olla_curve":
+            row = run_curve(name, int(batch), **(dict(points=4, measure_steps=2)
+                                                 if args.quick else {}))
+        else:
+            row = run_variant(name, int(batch), variant, args.budget, **steps)
+        print(json.dumps(row))
+        return
+    out = pathlib.Path(args.out)
+    if args.replot:
+        print("\n".join(write_results(json.loads(out.with_suffix(".json").read_text()),
+                                       out)))
+        return
+    specs = (args.models or (QUICK if args.quick else DEFAULT)).split(",")
+    rows = []
+    if args.keep and out.with_suffix(".json").exists():
+        ran = {tuple(s.split(":")) for s in specs}
+        rows = [r for r in json.loads(out.with_suffix(".json").read_text())
+                if (r["model"], str(r["batch"])) not in ran]
+    for spec in specs:
+        rows += run_model(spec, args.variants.split(","),
+                          () if args.quick else CURVE_RATIOS, args.quick)
+        lines = write_results(rows, out)  # after each model: a stopped run keeps its rows
     print("\n".join(lines))
 
 

@@ -19,7 +19,8 @@ def tradeoff(model, example_inputs, loss_fn, optimizer, targets=(), points=10,
     The step is captured, calibrated and checked as olla.torch.optimize does, on copies
     of the model and optimizer: the user's are never trained. With measure_steps=N,
     each distinct plan runs a warm-up step and N timed steps on those copies, and its
-    points gain step_seconds, the median. time_limit covers the planning of the whole
+    points gain step_seconds, the median, and peak_bytes, the most a step held (its
+    arena and the peak of what fell through it). time_limit covers the planning of the whole
     curve (a share for the plan without a budget, the rest for the curve); options are
     optimize_graph's (memory_budget excepted)."""
     planning.check_tradeoff_options(points, time_limit=time_limit, **options)
@@ -43,18 +44,19 @@ def tradeoff(model, example_inputs, loss_fn, optimizer, targets=(), points=10,
 def _time_plans(step, curve, inputs, targets, kwargs, repeats):
     """Runs each distinct plan of `curve` in `step` (its model and optimizer the copies
     tradeoff made): a warm-up step, then `repeats` timed ones."""
-    seconds = {}
+    measured = {}
     for point in curve.points:
         plan = point["plan"]
         if plan is None:
             continue
-        if id(plan) not in seconds:
+        if id(plan) not in measured:
             step.use_plan(plan)
             step(*inputs, targets=targets, **kwargs)
-            times = []
+            times, peak = [], 0
             for _ in range(repeats):
                 began = time.perf_counter()
                 step(*inputs, targets=targets, **kwargs)
                 times.append(time.perf_counter() - began)
-            seconds[id(plan)] = statistics.median(times)
-        point["step_seconds"] = seconds[id(plan)]
+                peak = max(peak, step.last_stats.peak_bytes)
+            measured[id(plan)] = statistics.median(times), peak
+        point["step_seconds"], point["peak_bytes"] = measured[id(plan)]

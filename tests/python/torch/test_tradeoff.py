@@ -35,6 +35,7 @@ def test_the_curve_of_a_users_model_with_step_times():
                                 time_limit=3600)  # wall clock: far away, work stops it
     check_curve(curve)
     assert all(p["step_seconds"] > 0 for p in curve.points)
+    assert all(p["peak_bytes"] >= p["arena_bytes"] for p in curve.points)
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
     assert "recompute floor" in curve.text()
 
