@@ -1,6 +1,6 @@
 // olla optimize GRAPH -o PLAN.json: the whole job in one command. The flags come from
-// the option table (pipeline/option_table.h) and become an OptimizeRequest; Optimize()
-// decides; this file prints and writes.
+// the option table (pipeline/option_table.h) and become an OptimizeRequest; the job
+// (pipeline/job.h) loads and decides; this file prints and writes.
 #include <iostream>
 
 #include "olla/cli/commands.h"
@@ -8,9 +8,8 @@
 #include "olla/cli/progress.h"
 #include "olla/cli/table_flags.h"
 #include "olla/io/file.h"
-#include "olla/io/graph_json.h"
-#include "olla/io/pins_json.h"
 #include "olla/io/plan_json.h"
+#include "olla/pipeline/job.h"
 #include "olla/report/optimize_report.h"
 #include "olla/report/svg.h"
 
@@ -30,47 +29,40 @@ struct OptimizeCommandOptions {
 int RunOptimize(const OptimizeCommandOptions& command) {
   StatusOr<OptimizeRequest> request = RequestOf(command.table);
   if (!request.ok()) return ReportError(request.status());
-  const Budget budget = request->MakeBudget();  // Loading is inside the limit too.
-  StatusOr<Graph> graph = LoadGraph(command.graph_path);
-  if (!graph.ok()) return ReportError(graph.status());
-  if (!command.pins_path.empty()) {
-    StatusOr<std::vector<std::vector<OpId>>> chains = LoadPins(command.pins_path, *graph);
-    if (!chains.ok()) return ReportError(chains.status());
-    request->options.schedule.pins = std::move(chains).value();
-    request->options.schedule.pins_source = command.pins_path;
-  }
-  StatusOr<OptimizeResult> result = [&] {
+  StatusOr<OptimizeJob> job = [&] {
     Progress progress;  // On stderr when it is a terminal.
     request->options.progress = progress.Callback();
-    return Optimize(*graph, *request, budget);
+    return RunOptimizeJob({command.graph_path}, *request, command.pins_path);
   }();
-  if (!result.ok()) return ReportError(result.status());
-  if (result->fits() && !command.output_path.empty()) {
-    if (Status status = SavePlan(*graph, *result->plan, command.output_path);
+  if (!job.ok()) return ReportError(job.status());
+  const Graph& graph = job->graph;
+  const OptimizeResult& result = job->result;
+  if (result.fits() && !command.output_path.empty()) {
+    if (Status status = SavePlan(graph, *result.plan, command.output_path);
         !status.ok()) {
       return ReportError(status);
     }
   }
   if (!command.report_path.empty()) {
     if (Status status =
-            WriteFile(command.report_path, OptimizeReportMarkdown(*graph, *result));
+            WriteFile(command.report_path, OptimizeReportMarkdown(graph, result));
         !status.ok()) {
       return ReportError(status);
     }
   }
-  if (!command.svg_path.empty() && result->plan) {
-    if (Status status = WriteFile(command.svg_path, OptimizeSvg(*graph, *result));
+  if (!command.svg_path.empty() && result.plan) {
+    if (Status status = WriteFile(command.svg_path, OptimizeSvg(graph, result));
         !status.ok()) {
       return ReportError(status);
     }
   }
   if (command.json) {
-    std::cout << OptimizeReportJson(*graph, *result).dump(2) << "\n";
+    std::cout << OptimizeReportJson(graph, result).dump(2) << "\n";
   } else {
-    std::cout << OptimizeReportText(*graph, *result);
+    std::cout << OptimizeReportText(graph, result);
   }
-  if (result->conclusion == Conclusion::kPlanned) return kExitOk;
-  std::cerr << "olla: " << result->reason << "\n";
+  if (result.conclusion == Conclusion::kPlanned) return kExitOk;
+  std::cerr << "olla: " << result.reason << "\n";
   return kExitNoPlan;
 }
 

@@ -7,7 +7,7 @@
 #include "olla/cli/exit_codes.h"
 #include "olla/cli/progress.h"
 #include "olla/cli/table_flags.h"
-#include "olla/io/graph_json.h"
+#include "olla/pipeline/job.h"
 #include "olla/report/tradeoff_report.h"
 
 namespace olla::cli {
@@ -25,19 +25,16 @@ int RunTradeoff(const TradeoffCommandOptions& command) {
   if (!request.ok()) return ReportError(request.status());
   if (Status status = CheckTradeoffPoints(command.points); !status.ok())
     return ReportError(status.WithContext("option --points"));
-  const Budget budget = request->MakeBudget();  // Loading is inside the limit too.
-  StatusOr<Graph> graph = LoadGraph(command.graph_path);
-  if (!graph.ok()) return ReportError(graph.status());
-  StatusOr<Tradeoff> tradeoff = [&] {
+  StatusOr<TradeoffJob> job = [&] {
     Progress progress;  // On stderr when it is a terminal.
     request->options.progress = progress.Callback();
-    return ComputeTradeoff(*graph, *request, command.points, budget);
+    return RunTradeoffJob({command.graph_path}, *request, command.points);
   }();
-  if (!tradeoff.ok()) return ReportError(tradeoff.status());
+  if (!job.ok()) return ReportError(job.status());
   if (command.json) {
-    std::cout << TradeoffJson(*graph, *tradeoff).dump(2) << "\n";
+    std::cout << TradeoffJson(job->graph, job->tradeoff).dump(2) << "\n";
   } else {
-    std::cout << TradeoffText(*graph, *tradeoff);
+    std::cout << TradeoffText(job->graph, job->tradeoff);
   }
   return kExitOk;
 }

@@ -7,7 +7,6 @@
 #include "olla/core/limits.h"
 
 namespace olla {
-namespace {}  // namespace
 
 StatusOr<ArenaProblem> MakeArenaProblem(const Graph& graph, const Order& order,
                                         int64_t alignment) {
@@ -62,6 +61,7 @@ StatusOr<ArenaProblem> MakeArenaProblem(const Graph& graph, const Order& order,
     }
     total = *sum;
   }
+  arena.least_bytes = ComputeLiveBytesBound(arena.problem).bytes;
   return arena;
 }
 
@@ -82,6 +82,16 @@ Plan MakePlan(const Graph& graph, const Order& order, const ArenaProblem& arena,
     }
   }
   return plan;
+}
+
+StatusOr<PlacedArena> PlaceArena(const Graph& graph, const Order& order,
+                                 const ArenaProblem& arena, const PlaceOptions& options,
+                                 const Budget& budget) {
+  StatusOr<Placement> placement = Place(arena.problem, options, budget);
+  if (!placement.ok())
+    return Internal("the arena problem was rejected: " + placement.status().message());
+  Plan plan = MakePlan(graph, order, arena, *placement);
+  return PlacedArena{std::move(plan), std::move(placement).value()};
 }
 
 }  // namespace olla

@@ -1,5 +1,5 @@
-// The arena of an order: what placement must solve for a graph, and the plan a
-// placement makes.
+// The arena of an order: what placement must solve for a graph, the plan a placement
+// makes, and the place step that joins them.
 //
 // MakeArenaProblem turns a graph and an order into a bare placement problem. Each
 // non-persistent buffer becomes a row with its lifetime under the order (the half-open
@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "olla/core/budget.h"
 #include "olla/core/ids.h"
 #include "olla/core/status.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
+#include "olla/placement/place.h"
 #include "olla/placement/placement.h"
 #include "olla/placement/problem.h"
 #include "olla/plan/plan.h"
@@ -31,6 +33,9 @@ struct ArenaProblem {
   std::vector<BufferId> buffer;
   std::vector<OpId> workspace_of;
   int64_t alignment = 1;
+  // The problem's live-bytes bound: no arena for this order (rounded sizes included)
+  // is smaller.
+  int64_t least_bytes = 0;
 };
 
 // `order` must be valid for `graph`. An error when a size rounded up to `alignment` no
@@ -42,5 +47,16 @@ StatusOr<ArenaProblem> MakeArenaProblem(const Graph& graph, const Order& order,
 // the placement's (rounded sizes included); the checker still decides its validity.
 Plan MakePlan(const Graph& graph, const Order& order, const ArenaProblem& arena,
               const Placement& placement);
+
+// The place step: the arena's rows placed (placement/place.h) within `budget`, and the
+// plan they make. An internal error when placement rejects the problem (a valid order
+// and valid options make a valid one).
+struct PlacedArena {
+  Plan plan;
+  Placement placement;
+};
+StatusOr<PlacedArena> PlaceArena(const Graph& graph, const Order& order,
+                                 const ArenaProblem& arena, const PlaceOptions& options,
+                                 const Budget& budget);
 
 }  // namespace olla

@@ -109,70 +109,17 @@ Status ValidateOptions(const OptimizeOptions& options) {
   return OkStatus();
 }
 
-// The figures of the plan's order: its peak, where it peaks, and what the caching
-// allocator would reserve running it.
-void DescribeOrder(const Graph& graph, const Order& order, OptimizeResult& result) {
-  const Lifetimes lifetimes = ComputeLifetimes(graph, order);
-  result.reordered = ReplayCachingAllocator(graph, order, lifetimes);
-  const MemoryTimeline timeline = ComputeTimeline(graph, order, lifetimes);
-  result.peak_live_bytes = timeline.peak_bytes;
-  result.peak_step = timeline.peak_step;
-  result.peak_op = timeline.peak_op;
-}
-
-// Budget mode's last resort: recompute activations on the plan's order until the
-// placed arena fits. Each round aims the search at the budget less what placement
-// added above the order's peak last time. Replaces `plan` (and the result's placement
-// and bound) when it finds a smaller arena.
-Status FitByRecomputing(const Graph& graph, const OptimizeOptions& options,
-                        const Budget& budget, Plan& plan, OptimizeResult& result) {
-  const int64_t memory_budget = *options.memory_budget;
-  RecomputeReport report;
-  report.step_cost = StepCost(graph);
-  report.arena_without = plan.arena_bytes;
-  const Order base = plan.order;
-  // The search measures peaks over sizes rounded as the arena lays them out, so that
-  // a peak at the target is an arena at it.
-  const std::optional<Graph> rounded = RoundSizes(graph, options.alignment);
-  const Graph& searched = rounded ? *rounded : graph;
-  int64_t target = memory_budget;
-  for (int round = 0; round < 4 && !budget.Exhausted(); ++round) {
-    RematOptions remat;
-    remat.target_bytes = target;
-    RematResult found = Rematerialize(searched, base, remat, budget.Split(0.7));
-    report.measurements += found.measurements;
-    if (found.recompute.empty()) break;
-    OLLA_ASSIGN_OR_RETURN(ExpandedGraph expanded_graph,
-                          ExpandGraph(graph, found.recompute));
-    const Graph& expanded = expanded_graph.graph;
-    OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
-                          MakeArenaProblem(expanded, found.order, options.alignment));
-    PlaceOptions place;
-    place.method = options.placement_method;
-    place.capacity = memory_budget;
-    place.threads = options.threads;
-    StatusOr<Placement> placed = Place(arena.problem, place, budget.Split(0.5));
-    if (!placed.ok())
-      return Internal("the arena problem was rejected: " + placed.status().message());
-    Plan candidate = MakePlan(expanded, found.order, arena, *placed);
-    candidate.recompute = found.recompute;
-    if (candidate.arena_bytes < plan.arena_bytes) {
-      plan = std::move(candidate);
-      result.placement = std::move(placed).value();
-      result.rounded_peak_bytes = ComputeLiveBytesBound(arena.problem).bytes;
-      report.recomputed_ops = static_cast<int32_t>(found.recompute.size());
-      report.added_cost = 0;
-      for (const Recomputation& r : found.recompute)
-        report.added_cost += OpCost(graph, r.op);
-      result.expanded = std::move(expanded_graph);
-    }
-    if (plan.arena_bytes <= memory_budget || !found.reached) break;
-    target -= plan.arena_bytes - memory_budget;
-  }
-  report.reached = plan.arena_bytes <= memory_budget;
-  result.recompute = report;
-  return OkStatus();
-}
+// The budget's shares, one table: the fraction of what is left when a stage starts that
+// the stage may take (what a search leaves unspent goes to the stages after it).
+namespace share {
+constexpr double kLowerBounds = 0.25;          // The eager baselines and the bounds.
+constexpr double kRecomputeFloor = 0.1;        // With a budget recomputation may meet.
+constexpr double kSchedule = 0.5;              // The order; placement gets the rest...
+constexpr double kPlaceBeforeRefine = 0.5;     // ...half, with the joint ILP to follow;
+constexpr double kPlaceBeforeRecompute = 0.1;  // a tenth, when the order cannot fit.
+constexpr double kRecomputeSearch = 0.7;       // Each recomputation round's search...
+constexpr double kRecomputePlace = 0.5;        // ...and its placement.
+}  // namespace share
 
 // What checking the plan (and writing it) will take, kept out of the searches' time:
 // about half a microsecond per op, buffer and use on the machine of
@@ -182,6 +129,244 @@ double CheckReserveSeconds(const Graph& graph) {
   for (const Op& op : graph.ops()) items += static_cast<double>(op.uses.size());
   return 0.5e-6 * items;
 }
+
+// One Optimize() call: the stages of its recipe, in order, each filling in the result.
+class Recipe {
+ public:
+  Recipe(const Graph& graph, const OptimizeOptions& options, const Budget& whole)
+      : graph_(graph),
+        options_(options),
+        // Every search stops early enough for the check to run within the limit.
+        budget_(whole.Reserving(CheckReserveSeconds(graph))),
+        clock_(result_.stages) {
+    result_.alignment = options.alignment;
+    result_.memory_budget = options.memory_budget;
+    may_recompute_ =
+        options.memory_budget && options.recompute && HasRecomputableActivation(graph);
+  }
+
+  // The eager order, the lower bounds, and where recomputation may meet the budget, the
+  // recompute floor.
+  void Baselines() {
+    Progress("baselines: the eager order and the lower bounds");
+    result_.eager = SimulateEager(graph_, budget_.Split(share::kLowerBounds));
+    if (may_recompute_) {
+      result_.recompute_floor =
+          ComputeRecomputeFloor(graph_, budget_.Split(share::kRecomputeFloor));
+    }
+    clock_.Finish("baselines", "eager", false,
+                  result_.eager.bounds.forced_live_complete() ? Budget::Limit::kNone
+                                                              : Budget::Limit::kTime);
+  }
+
+  // A budget below the lower bound of every order cannot be met by reordering, nor one
+  // below the floor of every plan by recomputing: that is the proof.
+  bool BudgetRefuted() const {
+    if (!options_.memory_budget) return false;
+    const int64_t bound =
+        may_recompute_ ? result_.recompute_floor->bytes : result_.eager.bounds.best();
+    return bound > *options_.memory_budget;
+  }
+
+  Status Order() {
+    Progress(fmt::format("schedule: eager peak {}, lower bound {}",
+                         FormatBinaryUnits(result_.eager.peak_live_bytes),
+                         FormatBinaryUnits(result_.eager.bounds.best())));
+    ScheduleOptions schedule = options_.schedule;
+    schedule.threads = options_.threads;
+    schedule.progress = options_.progress;
+    if (joint()) schedule.method = "auto";
+    schedule.forced_live = result_.eager.bounds.forced_live;  // Computed once.
+    OLLA_ASSIGN_OR_RETURN(result_.schedule,
+                          Schedule(graph_, schedule, budget_.Split(share::kSchedule)));
+    clock_.Finish("schedule", result_.schedule.method, result_.schedule.optimal,
+                  result_.schedule.stopped_by);
+    return OkStatus();
+  }
+
+  // Offsets for the schedule's order. With a refinement to follow, placement leaves it
+  // a share; when the order cannot fit the budget, this placement is only the fallback,
+  // and recomputation gets the rest.
+  StatusOr<Plan> Place() {
+    const olla::Order& order = result_.schedule.order;
+    OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
+                          MakeArenaProblem(graph_, order, options_.alignment));
+    result_.rounded_peak_bytes = arena.least_bytes;
+    Progress(fmt::format(
+        "place {} buffers: order peak {} ({} above the bound), arena at least {}",
+        arena.problem.size(), FormatBinaryUnits(result_.schedule.peak_bytes),
+        FormatPercent(Gap(result_.schedule.peak_bytes, result_.lower_bound_bytes()), 1.0),
+        FormatBinaryUnits(arena.least_bytes)));
+    const bool cannot_fit = may_recompute_ && arena.least_bytes > *options_.memory_budget;
+    OLLA_ASSIGN_OR_RETURN(
+        PlacedArena placed,
+        PlaceArena(graph_, order, arena, PlaceOptionsOf(options_.memory_budget),
+                   cannot_fit ? budget_.Split(share::kPlaceBeforeRecompute)
+                   : joint()  ? budget_.Split(share::kPlaceBeforeRefine)
+                              : budget_));
+    result_.placement = std::move(placed.placement);
+    clock_.Finish("place", result_.placement.method,
+                  result_.placement.arena_bytes <= result_.rounded_peak_bytes,
+                  result_.placement.stopped_by);
+    method_ = fmt::format("optimize: schedule/{}, place/{}", result_.schedule.method,
+                          result_.placement.method);
+    return std::move(placed.plan);
+  }
+
+  // Only a plan above the bound of every order can improve.
+  bool MayRefine(const Plan& plan) const {
+    return joint() && plan.arena_bytes > result_.lower_bound_bytes();
+  }
+
+  // OLLA's joint ILP of order and addresses from `plan`, with what is left of the
+  // budget; its plan replaces `plan` when its arena is smaller.
+  Status Refine(Plan& plan) {
+    Progress(
+        fmt::format("refine: the joint ILP of order and addresses from an arena of {}",
+                    FormatBinaryUnits(plan.arena_bytes)));
+    JointIlpOptions refine;
+    refine.alignment = options_.alignment;
+    refine.threads = options_.threads;
+    refine.lower_bound_bytes = result_.lower_bound_bytes();
+    refine.start = plan;
+    JointIlpResult solved = SolveJointIlp(graph_, refine, budget_);
+    result_.unrefined_arena_bytes = plan.arena_bytes;
+    result_.joint_optimal = solved.optimal;
+    if (solved.solved && solved.plan.arena_bytes < plan.arena_bytes) {
+      plan = std::move(solved.plan);
+      method_ += ", refined by the joint ILP";
+      OLLA_ASSIGN_OR_RETURN(const ArenaProblem refined,
+                            MakeArenaProblem(graph_, plan.order, options_.alignment));
+      result_.rounded_peak_bytes = refined.least_bytes;
+    }
+    clock_.Finish(
+        "refine", solved.too_large ? "joint ILP (too large: not built)" : "joint ILP",
+        solved.optimal, solved.optimal ? Budget::Limit::kNone : budget_.Reached());
+    return OkStatus();
+  }
+
+  bool MustRecompute(const Plan& plan) const {
+    return may_recompute_ && plan.arena_bytes > *options_.memory_budget;
+  }
+
+  // Budget mode's last resort: recompute activations on the plan's order until the
+  // placed arena fits. Each round aims the search at the budget less what placement
+  // added above the order's peak last time. Replaces `plan` (and the result's placement
+  // and bound) when it finds a smaller arena.
+  Status Recompute(Plan& plan) {
+    const int64_t memory_budget = *options_.memory_budget;
+    Progress(fmt::format("recompute: the arena {} does not fit the budget {}",
+                         FormatBinaryUnits(plan.arena_bytes),
+                         FormatBinaryUnits(memory_budget)));
+    RecomputeReport report;
+    report.step_cost = StepCost(graph_);
+    report.arena_without = plan.arena_bytes;
+    const olla::Order base = plan.order;
+    // The search measures peaks over sizes rounded as the arena lays them out, so that
+    // a peak at the target is an arena at it.
+    const std::optional<Graph> rounded = RoundSizes(graph_, options_.alignment);
+    const Graph& searched = rounded ? *rounded : graph_;
+    int64_t target = memory_budget;
+    constexpr int kRounds = 4;
+    for (int round = 0; round < kRounds && !budget_.Exhausted(); ++round) {
+      RematOptions remat;
+      remat.target_bytes = target;
+      RematResult found =
+          Rematerialize(searched, base, remat, budget_.Split(share::kRecomputeSearch));
+      report.measurements += found.measurements;
+      if (found.recompute.empty()) break;
+      OLLA_ASSIGN_OR_RETURN(ExpandedGraph expanded, ExpandGraph(graph_, found.recompute));
+      OLLA_ASSIGN_OR_RETURN(
+          const ArenaProblem arena,
+          MakeArenaProblem(expanded.graph, found.order, options_.alignment));
+      OLLA_ASSIGN_OR_RETURN(
+          PlacedArena placed,
+          PlaceArena(expanded.graph, found.order, arena, PlaceOptionsOf(memory_budget),
+                     budget_.Split(share::kRecomputePlace)));
+      if (placed.plan.arena_bytes < plan.arena_bytes) {
+        plan = std::move(placed.plan);
+        plan.recompute = found.recompute;
+        result_.placement = std::move(placed.placement);
+        result_.rounded_peak_bytes = arena.least_bytes;
+        report.recomputed_ops = static_cast<int32_t>(found.recompute.size());
+        report.added_cost = 0;
+        for (const Recomputation& r : found.recompute)
+          report.added_cost += OpCost(graph_, r.op);
+        result_.expanded = std::move(expanded);
+      }
+      if (plan.arena_bytes <= memory_budget || !found.reached) break;
+      target -= plan.arena_bytes - memory_budget;
+    }
+    report.reached = plan.arena_bytes <= memory_budget;
+    result_.recompute = report;
+    if (result_.expanded) method_ += ", recompute/greedy";
+    clock_.Finish("recompute", "greedy", false,
+                  report.reached ? Budget::Limit::kNone : budget_.Reached());
+    return OkStatus();
+  }
+
+  // The plan's figures, its provenance, and the independent checker's verdict: a plan
+  // it rejects is an internal error, never a result.
+  Status Check(Plan plan) {
+    DescribeOrder(plan.order);
+    Progress("check");
+    plan.provenance.olla_version = Version();
+    plan.provenance.method = method_;
+    // The bound holds for reorderings only: a plan that recomputes may peak lower.
+    if (!result_.expanded)
+      plan.provenance.lower_bound_bytes = result_.schedule.lower_bound_bytes;
+    plan.provenance.peak_live_bytes = result_.peak_live_bytes;
+    result_.check = CheckPlan(graph_, plan);
+    if (!result_.check.valid) {
+      return Internal(fmt::format("optimize produced a plan the checker rejects: {}",
+                                  result_.check.error));
+    }
+    clock_.Finish("check", "plan checker");
+    result_.plan = std::move(plan);
+    return OkStatus();
+  }
+
+  OptimizeResult Conclude() {
+    result_.seconds = clock_.total();
+    olla::Conclude(graph_, result_);
+    return std::move(result_);
+  }
+
+ private:
+  bool joint() const { return options_.schedule.method == kJointMethod; }
+
+  PlaceOptions PlaceOptionsOf(std::optional<int64_t> capacity) const {
+    PlaceOptions place;
+    place.method = options_.placement_method;
+    place.capacity = capacity;
+    place.threads = options_.threads;
+    return place;
+  }
+
+  void Progress(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+
+  // The figures of the plan's order: its peak, where it peaks, and what the caching
+  // allocator would reserve running it.
+  void DescribeOrder(const olla::Order& order) {
+    const Graph& planned = result_.planned_graph(graph_);
+    const Lifetimes lifetimes = ComputeLifetimes(planned, order);
+    result_.reordered = ReplayCachingAllocator(planned, order, lifetimes);
+    const MemoryTimeline timeline = ComputeTimeline(planned, order, lifetimes);
+    result_.peak_live_bytes = timeline.peak_bytes;
+    result_.peak_step = timeline.peak_step;
+    result_.peak_op = timeline.peak_op;
+  }
+
+  const Graph& graph_;
+  const OptimizeOptions& options_;
+  const Budget budget_;
+  OptimizeResult result_;
+  StageClock clock_;
+  bool may_recompute_ = false;
+  std::string method_;  // The plan's provenance: how each stage made it.
+};
 
 }  // namespace
 
@@ -205,135 +390,16 @@ const char* ConclusionName(Conclusion conclusion) {
 
 StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeOptions& options,
                                   const Budget& whole) {
-  // Every search stops early enough for the check to run within the limit.
-  const Budget budget = whole.Reserving(CheckReserveSeconds(graph));
   OLLA_RETURN_IF_ERROR(ValidateOptions(options));
-  auto progress = [&](const std::string& line) {
-    if (options.progress) options.progress(line);
-  };
-  OptimizeResult result;
-  result.alignment = options.alignment;
-  result.memory_budget = options.memory_budget;
-  StageClock clock(result.stages);
-
-  progress("baselines: the eager order and the lower bounds");
-  result.eager = SimulateEager(graph, budget.Split(0.25));
-  const bool may_recompute =
-      options.memory_budget && options.recompute && HasRecomputableActivation(graph);
-  if (may_recompute)
-    result.recompute_floor = ComputeRecomputeFloor(graph, budget.Split(0.1));
-  clock.Finish("baselines", "eager", false,
-               result.eager.bounds.forced_live_complete() ? Budget::Limit::kNone
-                                                          : Budget::Limit::kTime);
-  // A budget below the lower bound of every order cannot be met by reordering, nor one
-  // below the floor of every plan by recomputing: that is the proof.
-  if (options.memory_budget &&
-      (may_recompute ? result.recompute_floor->bytes : result.eager.bounds.best()) >
-          *options.memory_budget) {
-    result.seconds = clock.total();
-    Conclude(graph, result);
-    return result;
-  }
-
-  progress(fmt::format("schedule: eager peak {}, lower bound {}",
-                       FormatBinaryUnits(result.eager.peak_live_bytes),
-                       FormatBinaryUnits(result.eager.bounds.best())));
-  ScheduleOptions schedule = options.schedule;
-  schedule.threads = options.threads;
-  schedule.progress = options.progress;
-  if (schedule.method == kJointMethod) schedule.method = "auto";
-  schedule.forced_live = result.eager.bounds.forced_live;  // Computed once.
-  OLLA_ASSIGN_OR_RETURN(result.schedule, Schedule(graph, schedule, budget.Split(0.5)));
-  clock.Finish("schedule", result.schedule.method, result.schedule.optimal,
-               result.schedule.stopped_by);
-  const Order& order = result.schedule.order;
-
-  OLLA_ASSIGN_OR_RETURN(const ArenaProblem arena,
-                        MakeArenaProblem(graph, order, options.alignment));
-  result.rounded_peak_bytes = ComputeLiveBytesBound(arena.problem).bytes;
-  progress(fmt::format(
-      "place {} buffers: order peak {} ({} above the bound), arena at "
-      "least {}",
-      arena.problem.size(), FormatBinaryUnits(result.schedule.peak_bytes),
-      FormatPercent(Gap(result.schedule.peak_bytes, result.lower_bound_bytes()), 1.0),
-      FormatBinaryUnits(result.rounded_peak_bytes)));
-  PlaceOptions place;
-  place.method = options.placement_method;
-  place.capacity = options.memory_budget;
-  place.threads = options.threads;
-  // With a refinement to follow, placement leaves it a share; when the order cannot fit
-  // the budget, this placement is only the fallback, and recomputation gets the rest.
-  const bool joint = options.schedule.method == kJointMethod;
-  const bool cannot_fit =
-      may_recompute && result.rounded_peak_bytes > *options.memory_budget;
-  StatusOr<Placement> placement = Place(arena.problem, place,
-                                        cannot_fit ? budget.Split(0.1)
-                                        : joint    ? budget.Split(0.5)
-                                                   : budget);
-  if (!placement.ok()) {  // The arena problem and the options were valid.
-    return Internal("the arena problem was rejected: " + placement.status().message());
-  }
-  result.placement = std::move(placement).value();
-  clock.Finish("place", result.placement.method,
-               result.placement.arena_bytes <= result.rounded_peak_bytes,
-               result.placement.stopped_by);
-  Plan plan = MakePlan(graph, order, arena, result.placement);
-  std::string method = fmt::format("optimize: schedule/{}, place/{}",
-                                   result.schedule.method, result.placement.method);
-
-  // Only a plan above the bound of every order can improve.
-  const int64_t bound = result.lower_bound_bytes();
-  if (joint && plan.arena_bytes > bound) {
-    progress(
-        fmt::format("refine: the joint ILP of order and addresses from an arena of {}",
-                    FormatBinaryUnits(plan.arena_bytes)));
-    JointIlpOptions refine;
-    refine.alignment = options.alignment;
-    refine.threads = options.threads;
-    refine.lower_bound_bytes = bound;
-    refine.start = plan;
-    JointIlpResult solved = SolveJointIlp(graph, refine, budget);
-    result.unrefined_arena_bytes = plan.arena_bytes;
-    result.joint_optimal = solved.optimal;
-    if (solved.solved && solved.plan.arena_bytes < plan.arena_bytes) {
-      plan = std::move(solved.plan);
-      method += ", refined by the joint ILP";
-      OLLA_ASSIGN_OR_RETURN(const ArenaProblem refined,
-                            MakeArenaProblem(graph, plan.order, options.alignment));
-      result.rounded_peak_bytes = ComputeLiveBytesBound(refined.problem).bytes;
-    }
-    clock.Finish(
-        "refine", solved.too_large ? "joint ILP (too large: not built)" : "joint ILP",
-        solved.optimal, solved.optimal ? Budget::Limit::kNone : budget.Reached());
-  }
-  if (may_recompute && plan.arena_bytes > *options.memory_budget) {
-    progress(fmt::format("recompute: the arena {} does not fit the budget {}",
-                         FormatBinaryUnits(plan.arena_bytes),
-                         FormatBinaryUnits(*options.memory_budget)));
-    OLLA_RETURN_IF_ERROR(FitByRecomputing(graph, options, budget, plan, result));
-    if (result.expanded) method += ", recompute/greedy";
-    clock.Finish("recompute", "greedy", false,
-                 result.recompute->reached ? Budget::Limit::kNone : budget.Reached());
-  }
-  DescribeOrder(result.planned_graph(graph), plan.order, result);
-
-  progress("check");
-  plan.provenance.olla_version = Version();
-  plan.provenance.method = method;
-  // The bound holds for reorderings only: a plan that recomputes may peak lower.
-  if (!result.expanded)
-    plan.provenance.lower_bound_bytes = result.schedule.lower_bound_bytes;
-  plan.provenance.peak_live_bytes = result.peak_live_bytes;
-  result.check = CheckPlan(graph, plan);
-  if (!result.check.valid) {
-    return Internal(fmt::format("optimize produced a plan the checker rejects: {}",
-                                result.check.error));
-  }
-  clock.Finish("check", "plan checker");
-  result.plan = std::move(plan);
-  result.seconds = clock.total();
-  Conclude(graph, result);
-  return result;
+  Recipe recipe(graph, options, whole);
+  recipe.Baselines();
+  if (recipe.BudgetRefuted()) return recipe.Conclude();
+  OLLA_RETURN_IF_ERROR(recipe.Order());
+  OLLA_ASSIGN_OR_RETURN(Plan plan, recipe.Place());
+  if (recipe.MayRefine(plan)) OLLA_RETURN_IF_ERROR(recipe.Refine(plan));
+  if (recipe.MustRecompute(plan)) OLLA_RETURN_IF_ERROR(recipe.Recompute(plan));
+  OLLA_RETURN_IF_ERROR(recipe.Check(std::move(plan)));
+  return recipe.Conclude();
 }
 
 }  // namespace olla

@@ -1,18 +1,19 @@
 // Optimize(): olla's main job, as one recipe. From a graph to a checked plan (order and
 // offsets) and everything a report says about it:
 //
-//   validate → baselines → schedule → lifetimes → bound → place → refine → check
+//   validate → baselines → order → place → refine → recompute → check → conclude
 //
+// Each stage is a step of optimize.cc's Recipe, and Optimize() is that list.
 // - baselines: the eager order with an ideal allocator and through the caching-
 //   allocator model (simulation/eager_report.h), and the lower bounds: of every order,
 //   and with a budget that recomputation may meet, the recompute floor of every plan
 //   (remat/recompute_floor.h). A budget below the bound that applies is refuted here,
 //   before any search;
-// - schedule: the order with the smallest peak (schedule/scheduler.h);
-// - lifetimes and bound: the order's arena problem with sizes rounded to the alignment
-//   (pipeline/arena.h), whose live-bytes bound is the least arena for that order;
-// - place: offsets for every buffer and workspace (placement/place.h), minimising the
-//   arena or fitting a memory budget;
+// - order: the order with the smallest peak (schedule/scheduler.h);
+// - place: the order's arena problem with sizes rounded to the alignment
+//   (pipeline/arena.h), whose live-bytes bound is the least arena for that order, and
+//   offsets for every buffer and workspace (placement/place.h), minimising the arena or
+//   fitting a memory budget;
 // - refine: with the schedule method "joint", OLLA's joint ILP of order and addresses
 //   (schedule/joint_ilp.h) from the plan so far, on graphs small enough for it, with
 //   what is left of the budget; its plan replaces the first when its arena is smaller;
@@ -32,7 +33,8 @@
 // the budget (they need far less below a few hundred thousand ops; past it they stop
 // with a weaker bound); the schedule gets half of what is left, placement the rest
 // (all of it when the schedule finishes early; a tenth when the order cannot fit a
-// memory budget, so that recomputation gets the rest). The check's time, estimated
+// memory budget, so that recomputation gets the rest): one table of shares,
+// optimize.cc's `share`. The check's time, estimated
 // from the graph's size, is kept out of every search's deadline (Budget::Reserving).
 #pragma once
 

@@ -13,6 +13,7 @@
 
 #include "olla/io/graph_json.h"
 #include "olla/io/plan_json.h"
+#include "olla/pipeline/job.h"
 #include "olla/pipeline/option_table.h"
 #include "olla/report/optimize_report.h"
 #include "olla/report/summaries.h"
@@ -74,16 +75,12 @@ py::dict ResultDict(const Graph& graph, const OptimizeResult& result) {
 py::dict PyOptimize(const std::string& source, bool from_file,
                     const std::map<std::string, std::string>& options) {
   const OptimizeRequest request = RequestOf(options);
-  const Budget budget = request.MakeBudget();  // Loading is inside the limit too.
-  Graph graph = [&] {
+  StatusOr<OptimizeJob> job = [&] {
     py::gil_scoped_release release;
-    return ReadGraph(source, from_file);
+    return RunOptimizeJob({source, from_file}, request);
   }();
-  StatusOr<OptimizeResult> optimized = [&] {
-    py::gil_scoped_release release;
-    return olla::Optimize(graph, request, budget);
-  }();
-  return ResultDict(graph, ValueOrRaise(std::move(optimized)));
+  if (!job.ok()) Raise(job.status());
+  return ResultDict(job->graph, job->result);
 }
 
 // The curve's JSON and text (report/tradeoff_report.h) and each search's result as
@@ -107,16 +104,13 @@ void PyCheckTradeoff(const std::map<std::string, std::string>& options, int64_t 
 py::dict PyTradeoff(const std::string& source, bool from_file,
                     const std::map<std::string, std::string>& options, int64_t points) {
   const OptimizeRequest request = TradeoffRequestOf(options, points);
-  const Budget budget = request.MakeBudget();
-  Graph graph = [&] {
+  StatusOr<TradeoffJob> job = [&] {
     py::gil_scoped_release release;
-    return ReadGraph(source, from_file);
+    return RunTradeoffJob({source, from_file}, request, static_cast<int>(points));
   }();
-  StatusOr<Tradeoff> computed = [&] {
-    py::gil_scoped_release release;
-    return ComputeTradeoff(graph, request, static_cast<int>(points), budget);
-  }();
-  const Tradeoff tradeoff = ValueOrRaise(std::move(computed));
+  if (!job.ok()) Raise(job.status());
+  const Graph& graph = job->graph;
+  const Tradeoff& tradeoff = job->tradeoff;
   py::dict out;
   out["json"] = TradeoffJson(graph, tradeoff).dump();
   out["text"] = TradeoffText(graph, tradeoff);
