@@ -25,8 +25,9 @@ into the next variant's figures otherwise), in two phases:
      many steps; the variant's losses and final parameters are compared with it, bitwise
      for the variants that run eager's kernels in eager's order of arithmetic, within a
      stated tolerance for compiled code (Inductor fuses and reorders float arithmetic);
-     then TIMED rounds, each a variant step and an eager step, interleaved so that a slow
-     spell of the shared machine hits both alike: the medians' ratio.
+     then timed rounds, each a variant step and an eager step, interleaved so that a slow
+     spell of the shared machine hits both alike, and each first in every other round:
+     the medians' ratio.
 
 The memory-compute curve of each model: compile's activation_memory_budget from 1.0
 down to 0.0 (CURVE_RATIOS, each a variant as above) and olla's budget mode at
@@ -70,9 +71,14 @@ MIB = 1 << 20
 DEFAULT = ("resnet50:2,mobilenet_v2:4,vit_b_16:2,gpt2_small:2,convnext_tiny:2,"
            "llama_like:4")
 QUICK = "mobilenet_v2:2,llama_like:2"
-# Relative loss difference allowed where compiled code computes the step (measured
-# here: 1e-6 to 1e-4 after five AdamW steps; a wrong gradient moves losses by 1e-2).
+# Relative loss difference allowed where compiled code computes the step, over its
+# first COMPILED_STEPS steps: the loss at eager's weights, and after one AdamW update
+# from the compiled gradients (measured here: 2e-6 and 4e-4 on resnet50; a wrong
+# gradient moves the second loss by 1e-2). Later losses drift further apart by
+# themselves: AdamW divides each gradient by its running size, so float differences in
+# gradients near zero become whole learning-rate steps (resnet50: 2.5 % by step three).
 COMPILED_TOLERANCE = 1e-3
+COMPILED_STEPS = 2
 # The memory-compute curve: compile's activation_memory_budget at these ratios (1.0,
 # its default, is the `compile` variant) and olla's budget mode at CURVE_POINTS budgets.
 CURVE_RATIOS = (0.8, 0.6, 0.4, 0.2, 0.0)
@@ -329,14 +335,8 @@ TABLE = ("eager", "optimizer_in_backward", "checkpoint", "sac", "compile",
 
 # ---- One variant, one process -------------------------------------------------------
 
-def _same(a, b, bitwise):
-    if bitwise:
-        return torch.equal(a, b)
-    return torch.allclose(a, b, rtol=COMPILED_TOLERANCE, atol=COMPILED_TOLERANCE)
-
-
 def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured=3,
-                timed=5):
+                timed=6):
     """Runs one variant of one model on the CPU as the module's documentation describes
     and returns its row (a dict)."""
     variant = VARIANTS[variant_name]
@@ -378,16 +378,22 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
     expected = [_eager_step(reference, reference_optimizer, work) for _ in losses]
     row["losses"] = [float(x) for x in losses]
     row["eager_losses"] = [float(x) for x in expected]
-    same_losses = all(_same(a, b, variant.bitwise) for a, b in zip(losses, expected))
-    same_weights = all(_same(p, q, variant.bitwise) for p, q in
-                       zip(model.parameters(), reference.parameters()))
-    row["equal"] = same_losses and same_weights
+    if variant.bitwise:
+        row["equal"] = (all(torch.equal(a, b) for a, b in zip(losses, expected)) and
+                        all(torch.equal(p, q) for p, q in
+                            zip(model.parameters(), reference.parameters())))
+    else:  # _fidelity says why only the first steps
+        row["equal"] = all(torch.allclose(a, b, rtol=COMPILED_TOLERANCE, atol=0) for a, b
+                           in zip(losses[:COMPILED_STEPS], expected[:COMPILED_STEPS]))
     row["check"] = "bitwise" if variant.bitwise else f"rtol {COMPILED_TOLERANCE:g}"
     times = {"variant": [], "eager": []}
+    pair = [("variant", step),
+            ("eager", lambda: _eager_step(reference, reference_optimizer, work))]
     for _ in range(timed):
-        for which, run in (("variant", step),
-                           ("eager", lambda: _eager_step(reference, reference_optimizer,
-                                                         work))):
+        # Each goes first in every other round: with the variant always first, eager's
+        # own step measured 1.24 times the eager copy's on resnet50.
+        pair.reverse()
+        for which, run in pair:
             began = time.perf_counter()
             run()
             times[which].append(time.perf_counter() - began)
@@ -481,6 +487,19 @@ def _label(row):
     return f"olla at {row.get('at', '?')} ({_mib(row['budget'])} MiB)"
 
 
+def _fidelity(row):
+    """The losses-against-eager verdict: bitwise (losses and final parameters), or for
+    compiled code the first COMPILED_STEPS losses within COMPILED_TOLERANCE, with the
+    largest drift over all steps."""
+    if row["check"] == "bitwise":
+        return ("equal" if row["equal"] else "DIFFERENT") + " (bitwise)"
+    drift = [abs(a - b) / max(abs(b), 1e-12)
+             for a, b in zip(row["losses"], row["eager_losses"])]
+    close = all(d <= COMPILED_TOLERANCE for d in drift[:COMPILED_STEPS])
+    return (("close" if close else "DIFFERENT") + f" (steps 1-{COMPILED_STEPS} within "
+            f"{COMPILED_TOLERANCE:g}; {len(drift)} steps: drift {max(drift):.0e})")
+
+
 def _table(rows):
     lines = ["| model | variant | peak MiB | vs eager | resident rise MiB | step s | "
              "vs eager (interleaved) | setup s | losses vs eager | olla: arena MiB, "
@@ -498,7 +517,7 @@ def _table(rows):
         if row["variant"] == "eager":
             eager_peak[key] = row["peak"]
         ratio = (f"{row['peak'] / eager_peak[key]:.2f}" if key in eager_peak else "")
-        equal = ("equal" if row["equal"] else "DIFFERENT") + f" ({row['check']})"
+        equal = _fidelity(row)
         planned = ""
         if "arena" in row:
             planned = (f"{_mib(row['arena'])}, {row['recomputations']}, "
@@ -655,7 +674,11 @@ def write_results(rows, out):
         "- setup s: building the variant and its first two steps (compilation, olla's "
         "capture, calibration, self-check and planning).",
         "- losses vs eager: every loss and final parameter against an eager copy's, "
-        f"bitwise, or within a relative {COMPILED_TOLERANCE:g} for compiled code.",
+        f"bitwise; for compiled code the first {COMPILED_STEPS} losses (at eager's "
+        "weights, and after one AdamW update from the compiled gradients) within a "
+        f"relative {COMPILED_TOLERANCE:g}, and the largest relative drift over all "
+        "steps: AdamW divides each gradient by its running size, so float differences "
+        "in gradients near zero grow into whole learning-rate steps.",
         "- olla at X: olla's budget mode with X's measured peak as its memory budget.",
         "",
         "Variants: " + "; ".join(f"`{VARIANTS[v].name}`: {VARIANTS[v].description}"
