@@ -35,9 +35,13 @@ CURVE_POINTS budgets (run_curve: olla.torch.tradeoff, each plan run and timed, b
 eager steps timed in the same process), plotted as peak against step time with the
 other variants.
 
-The module is importable: build_workload(..., device="cuda") and VARIANTS are what the
-GPU check can reuse; run_variant measures through the CPU allocator, so it runs on the
-CPU only (a GPU's figures come from torch.cuda's memory statistics).
+On a GPU (--device cuda; the module is importable, so the GPU check can reuse
+build_workload, VARIANTS and run_variant) the same variants are measured with
+torch.cuda's statistics: the peak of bytes allocated beyond the model's state
+(max_memory_allocated), of bytes requested (before the allocator's rounding) and of
+bytes reserved, each step synchronized before it is timed; olla's rows say that its
+runtime runs on the CPU in this version (docs/gpu.md). This path has not yet run on a
+GPU.
 """
 
 import argparse
@@ -335,19 +339,49 @@ TABLE = ("eager", "optimizer_in_backward", "checkpoint", "sac", "compile",
 
 # ---- One variant, one process -------------------------------------------------------
 
+def _synchronized(device, run):
+    """`run` as a step that returns once the device has finished it."""
+    if device == "cpu":
+        return run
+
+    def synchronized():
+        result = run()
+        torch.cuda.synchronize()
+        return result
+    return synchronized
+
+
+def _cuda_peaks(step, count, losses):
+    """Runs `count` steps on the current CUDA device: the peaks of bytes allocated and
+    requested beyond what was allocated before them (the model's state), and of bytes
+    the caching allocator reserved."""
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    allocated = torch.cuda.memory_allocated()
+    requested = torch.cuda.memory_stats().get("requested_bytes.all.current", 0)
+    for _ in range(count):
+        losses.append(step())
+    stats = torch.cuda.memory_stats()
+    return {"peak": torch.cuda.max_memory_allocated() - allocated,
+            "requested_peak": stats.get("requested_bytes.all.peak", 0) - requested,
+            "reserved_peak": torch.cuda.max_memory_reserved()}
+
+
 def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured=3,
-                timed=6):
-    """Runs one variant of one model on the CPU as the module's documentation describes
-    and returns its row (a dict)."""
+                timed=6, device="cpu"):
+    """Runs one variant of one model as the module's documentation describes and returns
+    its row (a dict). On a CUDA device the peaks are torch.cuda's (allocated, requested,
+    reserved) rather than the counting allocator's and the resident rise."""
     variant = VARIANTS[variant_name]
-    work = build_workload(model_name, batch)
+    work = build_workload(model_name, batch, device)
     model = work.model
     initial = copy.deepcopy(model)
-    row = {"model": model_name, "batch": batch, "variant": variant_name}
+    row = {"model": model_name, "batch": batch, "variant": variant_name, "device": device}
     if budget is not None:
         row["budget"] = budget
     started = time.perf_counter()
     step, details = variant.setup(model, work, budget)
+    step = _synchronized(device, step)  # olla's step (with .peak) runs on the CPU only
     row.update(details)
     losses = []
     torch.manual_seed(1)  # The eager copy's steps below draw the same random numbers.
@@ -369,8 +403,11 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
                     losses.append(step())
                 peaks.append(stats().fall_through_peak_bytes)
 
-    row["resident_rise"] = resident_peak_bytes(measured_steps)
-    row["peak"] = max(peaks)
+    if device == "cpu":
+        row["resident_rise"] = resident_peak_bytes(measured_steps)
+        row["peak"] = max(peaks)
+    else:
+        row.update(_cuda_peaks(step, measured, losses))
 
     reference = initial
     reference_optimizer = _adamw(reference.parameters())
@@ -388,7 +425,8 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
     row["check"] = "bitwise" if variant.bitwise else f"rtol {COMPILED_TOLERANCE:g}"
     times = {"variant": [], "eager": []}
     pair = [("variant", step),
-            ("eager", lambda: _eager_step(reference, reference_optimizer, work))]
+            ("eager", _synchronized(device, lambda: _eager_step(
+                reference, reference_optimizer, work)))]
     for _ in range(timed):
         # Each goes first in every other round: with the variant always first, eager's
         # own step measured 1.24 times the eager copy's on resnet50.
@@ -403,11 +441,11 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
 
 
 def run_curve(model_name, batch, points=CURVE_POINTS, measure_steps=3,
-              time_limit=120.0):
+              time_limit=120.0, device="cpu"):
     """olla's memory-compute curve of one model on the CPU: olla.torch.tradeoff with
     AdamW, each distinct plan run and timed (its median step and measured peak), and
     the median of eager steps timed in the same process before and after it; a dict."""
-    work = build_workload(model_name, batch)
+    work = build_workload(model_name, batch, device)
     eager = copy.deepcopy(work.model)
     eager_optimizer = _adamw(eager.parameters())
     eager_times = []
@@ -437,10 +475,10 @@ def run_curve(model_name, batch, points=CURVE_POINTS, measure_steps=3,
 
 # ---- The table and the curves ------------------------------------------------------
 
-def _child(spec, variant, budget, quick):
+def _child(spec, variant, budget, quick, device):
     """run_variant (or run_curve, for the variant "olla_curve") in a fresh process;
     its row, or the error it ended with."""
-    command = [sys.executable, __file__, "--one", spec, variant]
+    command = [sys.executable, __file__, "--one", spec, variant, "--device", device]
     if budget is not None:
         command += ["--budget", str(budget)]
     if quick:
@@ -454,7 +492,7 @@ def _child(spec, variant, budget, quick):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run_model(spec, variants, ratios, quick):
+def run_model(spec, variants, ratios, quick, device):
     """Every row of one model: the variants, olla at the peak of each recomputing one
     that ran, compile at the curve's activation budgets, and olla's curve."""
     rows = []
@@ -464,16 +502,16 @@ def run_model(spec, variants, ratios, quick):
         print(json.dumps(row), flush=True)
         return row
 
-    measured = {v: add(_child(spec, v, None, quick)) for v in variants}
+    measured = {v: add(_child(spec, v, None, quick, device)) for v in variants}
     for variant, reached in measured.items():
         if VARIANTS[variant].recomputes and "error" not in reached:
-            row = _child(spec, "olla", reached["peak"], quick)
+            row = _child(spec, "olla", reached["peak"], quick, device)
             row["at"] = variant
             add(row)
     for ratio in ratios:
         if f"compile_budget_{ratio}" not in measured:
-            add(_child(spec, f"compile_budget_{ratio}", None, quick))
-    add(_child(spec, "olla_curve", None, quick))
+            add(_child(spec, f"compile_budget_{ratio}", None, quick, device))
+    add(_child(spec, "olla_curve", None, quick, device))
     return rows
 
 
@@ -501,7 +539,8 @@ def _fidelity(row):
 
 
 def _table(rows):
-    lines = ["| model | variant | peak MiB | vs eager | resident rise MiB | step s | "
+    lines = ["| model | variant | peak MiB | vs eager | resident rise (CPU) or reserved "
+             "(GPU) MiB | step s | "
              "vs eager (interleaved) | setup s | losses vs eager | olla: arena MiB, "
              "recomputed, added (estimated) |",
              "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
@@ -524,7 +563,7 @@ def _table(rows):
                        f"{100 * row['added_compute']:.1f} %")
         lines.append(
             f"| {row['model']} b{row['batch']} | {_label(row)} | {_mib(row['peak'])} | "
-            f"{ratio} | {_mib(row['resident_rise'])} | {row['step_seconds']:.3f} | "
+            f"{ratio} | {_mib(row.get('resident_rise', row.get('reserved_peak')))} | {row['step_seconds']:.3f} | "
             f"{row['step_seconds'] / row['eager_step_seconds']:.2f} | "
             f"{row['setup_seconds']:.1f} | {equal} | {planned} |")
     return lines
@@ -658,7 +697,8 @@ def write_results(rows, out):
     lines = [
         "# olla beside what a PyTorch user would pick instead",
         "",
-        f"Machine: {machine()}; torch {torch.__version__}, CPU. "
+        f"Machine: {machine()}; torch {torch.__version__}, "
+        f"{rows[0].get('device', 'cpu')}. "
         "`.venv/bin/python bench/compare_torch.py` (bench/compare_torch.py's documentation "
         "says how each figure is taken). Same model, batch, AdamW and seed for every "
         "variant, each in a fresh process.",
@@ -710,6 +750,9 @@ def main():
     parser.add_argument("--one", nargs=2, metavar=("MODEL:BATCH", "VARIANT"),
                         help="run one variant (or olla_curve) in this process; print its "
                              "row as JSON")
+    parser.add_argument("--device", default="cpu",
+                        help="cpu, or cuda: torch.cuda's peaks (olla's rows then say "
+                             "that its runtime runs on the CPU in this version)")
     parser.add_argument("--budget", type=int, default=None,
                         help="with --one olla: olla's memory budget in bytes")
     parser.add_argument("--keep", action="store_true",
@@ -725,10 +768,11 @@ def main():
         spec, variant = args.one
         name, batch = spec.split(":")
         if variant == "olla_curve":
-            row = run_curve(name, int(batch), **(dict(points=4, measure_steps=2)
-                                                 if args.quick else {}))
+            row = run_curve(name, int(batch), device=args.device,
+                            **(dict(points=4, measure_steps=2) if args.quick else {}))
         else:
-            row = run_variant(name, int(batch), variant, args.budget, **steps)
+            row = run_variant(name, int(batch), variant, args.budget, device=args.device,
+                              **steps)
         print(json.dumps(row))
         return
     out = pathlib.Path(args.out)
@@ -744,7 +788,7 @@ def main():
                 if (r["model"], str(r["batch"])) not in ran]
     for spec in specs:
         rows += run_model(spec, args.variants.split(","),
-                          () if args.quick else CURVE_RATIOS, args.quick)
+                          () if args.quick else CURVE_RATIOS, args.quick, args.device)
         lines = write_results(rows, out)  # after each model: a stopped run keeps its rows
     print("\n".join(lines))
 
