@@ -242,14 +242,17 @@ TEST(CliTest, OutOfRangeNumbersAreUsageErrors) {
        "olla: --capacity: must be an integer from 0 to 9223372036854775807, got "
        "'99999999999999999999999' (see olla --help)\n"},
       {"place examples/placement/staircase.csv --work-limit 1 --time-limit inf",
-       "olla: --time-limit: must be a positive number of seconds, at most 1e+09, got "
-       "'inf' (see olla --help)\n"},
+       "olla: option --time-limit: must be a positive number of seconds, at most 1e+09, "
+       "got 'inf'\n"},
       {"schedule examples/figure3.json --work-limit 1 --time-limit nan",
-       "olla: --time-limit: must be a positive number of seconds, at most 1e+09, got "
-       "'nan' (see olla --help)\n"},
+       "olla: option --time-limit: must be a positive number of seconds, at most 1e+09, "
+       "got 'nan'\n"},
       {"place examples/placement/staircase.csv --work-limit 1 --align 2000000000",
-       "olla: --align: must be an integer from 1 to 1073741824, got '2000000000' (see "
-       "olla --help)\n"},
+       "olla: option --align: must be an integer from 1 to 1073741824, got "
+       "'2000000000'\n"},
+      {"simulate examples/figure3.json --time-limit 0",
+       "olla: option --time-limit: must be a positive number of seconds, at most 1e+09, "
+       "got '0'\n"},
       {"generate --shape spiral -o /tmp/olla_never_written.json",
        "olla: --shape: spiral not in "
        "{training,multi-branch,unet,transformer,layered,mixture} (see olla --help)\n"},
@@ -372,6 +375,7 @@ TEST(CliTest, ScheduleUsageErrors) {
        {"schedule", "schedule examples/figure3.json --method magic --work-limit 1",
         "schedule examples/figure3.json --time-limit 0 --work-limit 1",
         "schedule examples/figure3.json --ilp-horizon long --work-limit 1",
+        "schedule examples/figure3.json --method joint --work-limit 1",
         "schedule examples/figure3.json --pin no/such/pins.json --work-limit 1"}) {
     const CliResult result = RunOlla(arguments);
     EXPECT_EQ(result.exit_code, 1) << arguments;

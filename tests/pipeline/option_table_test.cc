@@ -73,5 +73,31 @@ TEST(OptionTableTest, ValuesListEveryOptionThatHasOne) {
   EXPECT_EQ(values[1], (std::pair<std::string, std::string>{"work_limit", "7"}));
 }
 
+TEST(OptionTableTest, ValuesCanBeListedForSomeOptionsOnly) {
+  OptimizeRequest request;
+  request.options.schedule.method = "dp";
+  EXPECT_EQ(OptimizeOptionValues(request, {"schedule_method", "time_limit"}),
+            (std::vector<std::pair<std::string, std::string>>{
+                {"time_limit", "10"}, {"schedule_method", "dp"}}));
+}
+
+// A request built in C++ meets the same ranges and choices as a parsed one.
+TEST(OptionTableTest, RequestsBuiltInCodeAreCheckedByTheTable) {
+  EXPECT_TRUE(CheckOptionValues(OptimizeRequest()).ok());
+  OptimizeRequest request;
+  request.options.alignment = 0;
+  EXPECT_EQ(CheckOptionValues(request).message(),
+            "alignment: must be an integer from 1 to 1073741824, got '0'");
+  request = {};
+  request.options.memory_budget = -1;
+  EXPECT_FALSE(CheckOptionValues(request).ok());
+  request = {};
+  request.options.threads = 0;
+  EXPECT_FALSE(CheckOptionValues(request).ok());
+  request = {};
+  request.time_limit_seconds = -3;
+  EXPECT_FALSE(CheckOptionValues(request).ok());
+}
+
 }  // namespace
 }  // namespace olla

@@ -8,8 +8,7 @@
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
 #include "olla/cli/numbers.h"
-#include "olla/core/limits.h"
-#include "olla/core/names.h"
+#include "olla/cli/table_flags.h"
 #include "olla/io/file.h"
 #include "olla/io/placement_csv.h"
 #include "olla/placement/place.h"
@@ -22,28 +21,31 @@ namespace {
 struct PlaceCommandOptions {
   std::string input_path;
   std::string output_path;
-  PlaceOptions place;
+  std::optional<int64_t> capacity;
   bool minimize = false;
-  int64_t align = 1;
   bool ignore_offsets = false;
-  double time_limit_seconds = 30.0;
-  std::optional<int64_t> work_limit;
   bool json = false;
+  TableFlags table;
 };
 
 int RunPlace(const PlaceCommandOptions& options) {
-  const Budget budget = Budget::Of(options.time_limit_seconds,
-                                   options.work_limit.value_or(Budget::kUnlimitedWork));
+  StatusOr<OptimizeRequest> request = RequestOf(options.table);
+  if (!request.ok()) return ReportError(request.status());
+  PlaceOptions place;
+  place.method = request->options.placement_method;
+  place.threads = request->options.threads;
+  place.capacity = options.capacity;
+  const Budget budget = request->MakeBudget();  // Loading is inside the limit too.
   const auto started = Budget::Clock::now();
   StatusOr<PlacementProblem> problem =
       LoadPlacementCsv(options.input_path, {.ignore_offsets = options.ignore_offsets});
   if (!problem.ok()) return ReportError(problem.status());
-  if (Status status = AlignAll(*problem, options.align); !status.ok())
+  if (Status status = AlignAll(*problem, request->options.alignment); !status.ok())
     return ReportError(status.WithContext(options.input_path));
-  StatusOr<Placement> placement = Place(*problem, options.place, budget);
+  StatusOr<Placement> placement = Place(*problem, place, budget);
   if (!placement.ok())
     return ReportError(placement.status().WithContext(options.input_path));
-  const std::optional<int64_t>& capacity = options.place.capacity;
+  const std::optional<int64_t>& capacity = options.capacity;
   const PlacementCheck check = CheckPlacement(*problem, placement->offsets);
   if (!check.valid) {
     return ReportError(Internal(fmt::format("{} produced an invalid placement: {}",
@@ -114,28 +116,22 @@ void AddPlaceCommand(CLI::App& app, int& exit_code) {
       ->required();
   command->add_option("-o,--output", options->output_path,
                       "Write the buffers with their offsets as CSV");
-  command->add_option("--method", options->place.method, "Placement method")
-      ->check(CLI::IsMember(NameList(kPlacementMethods)))
-      ->capture_default_str();
   auto* capacity = command->add_option(
-      "--capacity", options->place.capacity,
+      "--capacity", options->capacity,
       "Decide whether everything fits in this many bytes (exit 2 if not)");
   capacity->check(IntegerIn(0, INT64_MAX));
   command->add_flag("--minimize", options->minimize, "Minimise the arena (the default)")
       ->excludes(capacity);
-  command
-      ->add_option("--align", options->align, "Align every offset to a multiple of this")
-      ->check(IntegerIn(1, kMaxAlignment));
-  command
-      ->add_option("--time-limit", options->time_limit_seconds,
-                   "Wall-clock seconds for the search (greedy start included)")
-      ->check(Seconds())
-      ->capture_default_str();
-  command
-      ->add_option("--work-limit", options->work_limit,
-                   "Deterministic work units (search nodes, moves, ILP nodes): the same "
-                   "limit gives the same result on any machine")
-      ->check(IntegerIn(0, INT64_MAX));
+  // A problem's sizes are its own: no rounding unless asked.
+  OptimizeRequest defaults;
+  defaults.options.alignment = 1;
+  AddTableFlags(*command, options->table,
+                {{"time_limit", ""},
+                 {"work_limit", ""},
+                 {"placement_method", "--method"},
+                 {"alignment", ""},
+                 {"threads", ""}},
+                defaults);
   command->add_flag("--ignore-offsets", options->ignore_offsets,
                     "Treat an offset column as a placement to ignore, not fixed offsets");
   command->add_flag("--json", options->json, "Print one JSON object instead of text");

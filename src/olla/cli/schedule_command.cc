@@ -8,10 +8,9 @@
 #include "olla/analysis/topology.h"
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
-#include "olla/cli/numbers.h"
 #include "olla/cli/progress.h"
+#include "olla/cli/table_flags.h"
 #include "olla/core/bytes.h"
-#include "olla/core/names.h"
 #include "olla/core/version.h"
 #include "olla/graph/pinned.h"
 #include "olla/io/graph_json.h"
@@ -30,49 +29,52 @@ struct ScheduleCommandOptions {
   std::string pins_path;
   std::string ilp_horizon = "one-op";
   std::string output_path;
-  ScheduleOptions schedule;
-  double time_limit_seconds = 8.0;
-  std::optional<int64_t> work_limit;
   bool json = false;
+  TableFlags table;
 };
 
-Plan OrderPlan(const ScheduleResult& result, const ScheduleCommandOptions& command) {
-  const ScheduleOptions& options = command.schedule;
+Plan OrderPlan(const ScheduleResult& result, const OptimizeRequest& request,
+               const TableFlags& table) {
   Plan plan;
   plan.order = result.order;
   plan.provenance.olla_version = Version();
   plan.provenance.method = "schedule/" + result.method;
-  plan.provenance.options = {
-      {"method", options.method},
-      {"updates_asap", options.rules.updates_asap ? "true" : "false"},
-      {"time_limit_seconds", fmt::format("{}", command.time_limit_seconds)}};
+  plan.provenance.options = OptimizeOptionValues(request, TableOptionNames(table));
   plan.provenance.lower_bound_bytes = result.lower_bound_bytes;
   plan.provenance.peak_live_bytes = result.peak_bytes;
   return plan;
 }
 
-int RunSchedule(ScheduleCommandOptions options) {
-  const Budget budget = Budget::Of(options.time_limit_seconds,
-                                   options.work_limit.value_or(Budget::kUnlimitedWork));
+int RunSchedule(const ScheduleCommandOptions& options) {
+  StatusOr<OptimizeRequest> request = RequestOf(options.table);
+  if (!request.ok()) return ReportError(request.status());
+  ScheduleOptions& schedule = request->options.schedule;
+  if (schedule.method == kJointMethod) {
+    return ReportError(
+        InvalidInput("option --method: joint refines a placed plan: olla optimize "
+                     "--schedule-method joint"));
+  }
+  schedule.threads = request->options.threads;
+  schedule.ilp_horizon =
+      options.ilp_horizon == "paper" ? IlpHorizon::kPaper : IlpHorizon::kOneOpPerStep;
+  const Budget budget = request->MakeBudget();  // Loading is inside the limit too.
   const auto started = std::chrono::steady_clock::now();
   StatusOr<Graph> graph = LoadGraph(options.graph_path);
   if (!graph.ok()) return ReportError(graph.status());
-  options.schedule.ilp_horizon =
-      options.ilp_horizon == "paper" ? IlpHorizon::kPaper : IlpHorizon::kOneOpPerStep;
   if (!options.pins_path.empty()) {
     StatusOr<std::vector<std::vector<OpId>>> chains = LoadPins(options.pins_path, *graph);
     if (!chains.ok()) return ReportError(chains.status());
-    options.schedule.pins = std::move(chains).value();
-    options.schedule.pins_source = options.pins_path;
+    schedule.pins = std::move(chains).value();
+    schedule.pins_source = options.pins_path;
   }
   StatusOr<ScheduleResult> result = [&] {
     Progress progress;  // On stderr when it is a terminal.
-    options.schedule.progress = progress.Callback();
-    return Schedule(*graph, options.schedule, budget);
+    schedule.progress = progress.Callback();
+    return Schedule(*graph, schedule, budget);
   }();
   if (!result.ok()) return ReportError(result.status());
 
-  const Plan plan = OrderPlan(*result, options);
+  const Plan plan = OrderPlan(*result, *request, options.table);
   const PlanCheck check = CheckPlan(*graph, plan);
   if (!check.valid || check.peak_live_bytes != result->peak_bytes) {
     return ReportError(Internal(fmt::format(
@@ -106,19 +108,12 @@ void AddScheduleCommand(CLI::App& app, int& exit_code) {
   command->add_option("graph", options->graph_path, "Graph file (.json or .json.gz)")
       ->required();
   command->add_option("-o,--output", options->output_path, "Write the order as a plan");
-  command->add_option("--method", options->schedule.method, "Scheduling method")
-      ->check(CLI::IsMember(NameList(kScheduleMethods)))
-      ->capture_default_str();
-  command
-      ->add_option("--time-limit", options->time_limit_seconds,
-                   "Wall-clock seconds for the whole schedule")
-      ->check(Seconds())
-      ->capture_default_str();
-  command
-      ->add_option("--work-limit", options->work_limit,
-                   "Deterministic work units (search nodes, moves, ILP nodes): the same "
-                   "limit gives the same result on any machine")
-      ->check(IntegerIn(0, INT64_MAX));
+  AddTableFlags(*command, options->table,
+                {{"time_limit", ""},
+                 {"work_limit", ""},
+                 {"schedule_method", "--method"},
+                 {"updates_asap", ""},
+                 {"threads", ""}});
   command
       ->add_option("--ilp-horizon", options->ilp_horizon,
                    "Steps of the lifetime ILP: one op per step (exact), or OLLA's paper "
@@ -128,9 +123,6 @@ void AddScheduleCommand(CLI::App& app, int& exit_code) {
   command->add_option("--pin", options->pins_path,
                       "Pins file: chains of ops that must run in the given order "
                       "(docs/schedule.md)");
-  command->add_flag("!--no-updates-asap", options->schedule.rules.updates_asap,
-                    "Let optimizer updates run at any time, not as soon as their "
-                    "gradient is ready");
   command->add_flag("--json", options->json, "Print one JSON object instead of text");
   command->callback([options, &exit_code] { exit_code = RunSchedule(*options); });
 }

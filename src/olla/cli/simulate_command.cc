@@ -3,7 +3,7 @@
 
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
-#include "olla/cli/numbers.h"
+#include "olla/cli/table_flags.h"
 #include "olla/io/graph_json.h"
 #include "olla/report/summaries.h"
 #include "olla/simulation/eager_report.h"
@@ -13,12 +13,15 @@ namespace {
 
 struct SimulateOptions {
   std::string graph_path;
-  double time_limit = 10;
   bool json = false;
+  TableFlags table;
 };
 
 int RunSimulate(const SimulateOptions& options) {
-  const Budget budget = Budget::Of(options.time_limit);  // Loading is inside it.
+  StatusOr<OptimizeRequest> request = RequestOf(options.table);
+  if (!request.ok()) return ReportError(request.status());
+  // Past the limit the forced-live bound stops with what it has, weaker but valid.
+  const Budget budget = request->MakeBudget();  // Loading is inside it.
   StatusOr<Graph> graph = LoadGraph(options.graph_path);
   if (!graph.ok()) return ReportError(graph.status());
   const EagerReport report = SimulateEager(*graph, budget);
@@ -41,11 +44,7 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
       "reserved bytes and fragmentation, and lower bounds for any order.");
   command->add_option("graph", options->graph_path, "Graph file (.json or .json.gz)")
       ->required();
-  command
-      ->add_option("--time-limit", options->time_limit,
-                   "Wall-clock seconds (loading included); past it the forced-live bound "
-                   "stops with what it has, weaker but valid; default 10")
-      ->check(Seconds());
+  AddTableFlags(*command, options->table, {{"time_limit", ""}});
   command->add_flag("--json", options->json, "Print one JSON object instead of text");
   command->callback([options, &exit_code] { exit_code = RunSimulate(*options); });
 }

@@ -52,7 +52,7 @@ void AddTradeoffCommand(CLI::App& app, int& exit_code) {
       ->required();
   command->add_option("--points", options->points,
                       "Budgets on the curve, the two ends included; default 10");
-  AddTableFlags(*command, options->table, {"memory_budget"});
+  AddTableFlags(*command, options->table, AllTableOptionsBut({"memory_budget"}));
   command->add_flag("--json", options->json, "Print one JSON object instead of text");
   command->callback([options, &exit_code] { exit_code = RunTradeoff(*options); });
 }

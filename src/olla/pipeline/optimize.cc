@@ -11,6 +11,7 @@
 #include "olla/core/version.h"
 #include "olla/graph/rounded.h"
 #include "olla/pipeline/arena.h"
+#include "olla/pipeline/option_table.h"
 #include "olla/placement/place.h"
 #include "olla/remat/cost.h"
 #include "olla/remat/recompute_floor.h"
@@ -90,23 +91,11 @@ void Conclude(const Graph& graph, OptimizeResult& result) {
       std::max(result.schedule.lower_bound_bytes, result.placement.lower_bound_bytes));
 }
 
+// Options built in C++ are checked against the option table, as parsed ones are.
 Status ValidateOptions(const OptimizeOptions& options) {
-  if (options.alignment <= 0 || options.alignment > kMaxAlignment) {
-    return InvalidInput(
-        fmt::format("alignment {} is not in [1, 2^30]", options.alignment));
-  }
-  if (options.memory_budget && *options.memory_budget < 0) {
-    return InvalidInput(
-        fmt::format("memory budget {} is negative", *options.memory_budget));
-  }
-  if (options.threads < 1)
-    return InvalidInput(fmt::format("threads {} is not positive", options.threads));
-  if (!IsScheduleMethod(options.schedule.method) &&
-      options.schedule.method != kJointMethod)
-    return InvalidInput("unknown schedule method '" + options.schedule.method + "'");
-  if (!IsPlacementMethod(options.placement_method))
-    return InvalidInput("unknown placement method '" + options.placement_method + "'");
-  return OkStatus();
+  OptimizeRequest request;
+  request.options = options;
+  return CheckOptionValues(request);
 }
 
 // The budget's shares, one table: the fraction of what is left when a stage starts that

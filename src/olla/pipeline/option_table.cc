@@ -1,7 +1,7 @@
 #include "olla/pipeline/option_table.h"
 
 #include <algorithm>
-#include <cmath>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,118 +22,68 @@ std::vector<std::string> ScheduleMethods() {
   return methods;
 }
 
-std::string Text(int64_t value) { return std::to_string(value); }
-std::string Text(double value) { return fmt::format("{}", value); }
-
 std::vector<OptionSpec> BuildTable() {
-  std::vector<OptionSpec> table;
-  table.push_back(
-      {"time_limit",
-       "--time-limit",
-       OptionType::kSeconds,
-       "Wall-clock seconds for the whole run (loading included); the searches return "
-       "their best so far",
-       0,
-       {},
-       [](OptimizeRequest& r, const OptionValue& v) {
-         r.time_limit_seconds = std::get<double>(v);
-       },
-       [](const OptimizeRequest& r) { return Text(r.time_limit_seconds); }});
-  table.push_back(
-      {"work_limit",
-       "--work-limit",
-       OptionType::kCount,
-       "Deterministic work units (search nodes, moves, ILP nodes) for the whole run: the "
-       "same limit gives the same plan on any machine",
-       0,
-       {},
-       [](OptimizeRequest& r, const OptionValue& v) {
-         r.work_limit = std::get<int64_t>(v);
-       },
-       [](const OptimizeRequest& r) {
-         return r.work_limit ? Text(*r.work_limit) : std::string();
-       }});
-  table.push_back(
-      {"memory_budget",
-       "--memory-budget",
-       OptionType::kCount,
-       "Bytes the activation arena must fit in: order and placement first, then "
-       "recomputation (no plan when nothing fits)",
-       0,
-       {},
-       [](OptimizeRequest& r, const OptionValue& v) {
-         r.options.memory_budget = std::get<int64_t>(v);
-       },
-       [](const OptimizeRequest& r) {
-         return r.options.memory_budget ? Text(*r.options.memory_budget) : std::string();
-       }});
-  table.push_back(
-      {"recompute",
-       "--no-recompute",
-       OptionType::kSwitch,
-       "With --memory-budget, recompute activations when order and placement alone do "
-       "not fit (the flag forbids it: no plan then)",
-       0,
-       {},
-       [](OptimizeRequest& r, const OptionValue& v) {
-         r.options.recompute = std::get<bool>(v);
-       },
-       [](const OptimizeRequest& r) {
-         return std::string(r.options.recompute ? "true" : "false");
-       }});
-  table.push_back({"alignment",
-                   "--align",
-                   OptionType::kCount,
-                   "Align every offset and round every size up to this many bytes",
-                   1,
-                   {},
-                   [](OptimizeRequest& r, const OptionValue& v) {
-                     r.options.alignment = std::get<int64_t>(v);
-                   },
-                   [](const OptimizeRequest& r) { return Text(r.options.alignment); }});
-  table.back().maximum = kMaxAlignment;
-  table.push_back(
-      {"schedule_method", "--schedule-method", OptionType::kChoice,
-       "Scheduling method (docs/schedule.md; joint: auto, then OLLA's joint ILP of order "
-       "and addresses from that plan, on graphs small enough)",
-       0, ScheduleMethods(),
-       [](OptimizeRequest& r, const OptionValue& v) {
-         r.options.schedule.method = std::get<std::string>(v);
-       },
-       [](const OptimizeRequest& r) { return r.options.schedule.method; }});
-  table.push_back({"placement_method", "--placement-method", OptionType::kChoice,
-                   "Placement method (olla place --help)", 0, NameList(kPlacementMethods),
-                   [](OptimizeRequest& r, const OptionValue& v) {
-                     r.options.placement_method = std::get<std::string>(v);
-                   },
-                   [](const OptimizeRequest& r) { return r.options.placement_method; }});
-  table.push_back(
-      {"updates_asap",
-       "--no-updates-asap",
-       OptionType::kSwitch,
-       "Run optimizer updates as soon as their gradient is ready (the flag lets them run "
-       "at any time)",
-       0,
-       {},
-       [](OptimizeRequest& r, const OptionValue& v) {
-         r.options.schedule.rules.updates_asap = std::get<bool>(v);
-       },
-       [](const OptimizeRequest& r) {
-         return std::string(r.options.schedule.rules.updates_asap ? "true" : "false");
-       }});
-  table.push_back(
-      {"threads",
-       "--threads",
-       OptionType::kCount,
-       "Searches run at once (results do not depend on it)",
-       1,
-       {},
-       [](OptimizeRequest& r, const OptionValue& v) {
-         r.options.threads = static_cast<int>(std::get<int64_t>(v));
-       },
-       [](const OptimizeRequest& r) { return Text(int64_t{r.options.threads}); }});
-  table.back().maximum = 256;  // An int, and far beyond any machine's worth.
-  return table;
+  using R = OptimizeRequest;
+  return {
+      {.name = "time_limit",
+       .flag = "--time-limit",
+       .type = OptionType::kSeconds,
+       .help = "Wall-clock seconds for the whole run (loading included); the searches "
+               "return their best so far",
+       .field = +[](R& r) { return &r.time_limit_seconds; }},
+      {.name = "work_limit",
+       .flag = "--work-limit",
+       .type = OptionType::kCount,
+       .help = "Deterministic work units (search nodes, moves, ILP nodes) for the whole "
+               "run: the same limit gives the same result on any machine",
+       .field = +[](R& r) { return &r.work_limit; }},
+      {.name = "memory_budget",
+       .flag = "--memory-budget",
+       .type = OptionType::kCount,
+       .help = "Bytes the activation arena must fit in: order and placement first, then "
+               "recomputation (no plan when nothing fits)",
+       .field = +[](R& r) { return &r.options.memory_budget; }},
+      {.name = "recompute",
+       .flag = "--no-recompute",
+       .type = OptionType::kSwitch,
+       .help = "With --memory-budget, recompute activations when order and placement "
+               "alone do not fit (the flag forbids it: no plan then)",
+       .field = +[](R& r) { return &r.options.recompute; }},
+      {.name = "alignment",
+       .flag = "--align",
+       .type = OptionType::kCount,
+       .help = "Align every offset and round every size up to this many bytes",
+       .field = +[](R& r) { return &r.options.alignment; },
+       .minimum = 1,
+       .maximum = kMaxAlignment},
+      {.name = "schedule_method",
+       .flag = "--schedule-method",
+       .type = OptionType::kChoice,
+       .help = "Scheduling method (docs/schedule.md); joint, olla optimize's only: "
+               "auto, then OLLA's joint ILP of order and addresses from that plan, on "
+               "graphs small enough",
+       .field = +[](R& r) { return &r.options.schedule.method; },
+       .choices = ScheduleMethods()},
+      {.name = "placement_method",
+       .flag = "--placement-method",
+       .type = OptionType::kChoice,
+       .help = "Placement method (README, olla place)",
+       .field = +[](R& r) { return &r.options.placement_method; },
+       .choices = NameList(kPlacementMethods)},
+      {.name = "updates_asap",
+       .flag = "--no-updates-asap",
+       .type = OptionType::kSwitch,
+       .help = "Run optimizer updates as soon as their gradient is ready (the flag lets "
+               "them run at any time)",
+       .field = +[](R& r) { return &r.options.schedule.rules.updates_asap; }},
+      {.name = "threads",
+       .flag = "--threads",
+       .type = OptionType::kCount,
+       .help = "Searches run at once (results do not depend on it)",
+       .field = +[](R& r) { return &r.options.threads; },
+       .minimum = 1,
+       .maximum = 256},  // An int, and far beyond any machine's worth.
+  };
 }
 
 // The value `text` gives option `spec`, or an error.
@@ -173,30 +123,81 @@ const std::vector<OptionSpec>& OptimizeOptionTable() {
   return table;
 }
 
+const OptionSpec* FindOption(std::string_view name) {
+  for (const OptionSpec& spec : OptimizeOptionTable())
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+std::string OptionText(const OptionSpec& spec, const OptimizeRequest& request) {
+  // The fields are only read here.
+  OptimizeRequest& fields = const_cast<OptimizeRequest&>(request);
+  return std::visit(
+      [&](auto field) -> std::string {
+        const auto& value = *field(fields);
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          return value;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return value ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
+          return value ? std::to_string(*value) : std::string();
+        } else {
+          return fmt::format("{}", value);
+        }
+      },
+      spec.field);
+}
+
 Status SetOptimizeOption(OptimizeRequest& request, std::string_view name,
                          std::string_view text) {
-  const std::vector<OptionSpec>& table = OptimizeOptionTable();
-  const auto spec = std::find_if(table.begin(), table.end(),
-                                 [&](const OptionSpec& s) { return s.name == name; });
-  if (spec == table.end()) {
+  const OptionSpec* spec = FindOption(name);
+  if (spec == nullptr) {
     std::vector<std::string> names;
-    for (const OptionSpec& s : table) names.push_back(s.name);
+    for (const OptionSpec& s : OptimizeOptionTable()) names.push_back(s.name);
     return InvalidInput(
         fmt::format("unknown option (the options are {})", fmt::join(names, ", ")));
   }
   OLLA_ASSIGN_OR_RETURN(const OptionValue value, Parse(*spec, text));
-  spec->set(request, value);
+  std::visit(
+      [&](auto field) {
+        auto& stored = *field(request);
+        using T = std::decay_t<decltype(stored)>;
+        if constexpr (std::is_same_v<T, double>) {
+          stored = std::get<double>(value);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          stored = std::get<std::string>(value);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          stored = std::get<bool>(value);
+        } else {  // int64_t, its optional, or an int the range keeps in bounds.
+          stored = static_cast<std::decay_t<decltype(*field(request))>>(
+              std::get<int64_t>(value));
+        }
+      },
+      spec->field);
   return OkStatus();
 }
 
 std::vector<std::pair<std::string, std::string>> OptimizeOptionValues(
-    const OptimizeRequest& request) {
+    const OptimizeRequest& request, const std::vector<std::string>& names) {
   std::vector<std::pair<std::string, std::string>> values;
   for (const OptionSpec& spec : OptimizeOptionTable()) {
-    std::string value = spec.get(request);
+    if (!names.empty() && std::find(names.begin(), names.end(), spec.name) == names.end())
+      continue;
+    std::string value = OptionText(spec, request);
     if (!value.empty()) values.emplace_back(spec.name, std::move(value));
   }
   return values;
+}
+
+Status CheckOptionValues(const OptimizeRequest& request) {
+  for (const OptionSpec& spec : OptimizeOptionTable()) {
+    const std::string value = OptionText(spec, request);
+    if (value.empty()) continue;
+    if (Status status = Parse(spec, value).status(); !status.ok())
+      return status.WithContext(spec.name);
+  }
+  return OkStatus();
 }
 
 StatusOr<OptimizeResult> Optimize(const Graph& graph, const OptimizeRequest& request,

@@ -1,12 +1,15 @@
-// The options of `olla optimize`, in one table: each with its name (a Python keyword
-// argument and a JSON key), its command-line flag, its type and range, its default and
-// its help. The CLI builds its flags from the table, Python its keyword arguments, and
-// the plan's provenance and the JSON report record the values from it, so no option is
-// listed twice and every front end validates it the same way.
+// The option registry: every option a command or Python takes, in one table of plain
+// data, each with its name (a Python keyword argument, a JSON key, a provenance key), its
+// command-line flag, its type and range, its help, and the field of OptimizeRequest it
+// sets (whose default-constructed value is its default). `olla optimize` and `olla
+// tradeoff` take every option (tradeoff all but the budget), `schedule`, `place` and
+// `simulate` the ones they use, Python its keyword arguments; each front end builds its
+// flags from the table, values are parsed and range-checked here only (Optimize()
+// checks a request built in C++ against the same table), and the plan's provenance and
+// the reports record the values by the table's names.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,19 +44,23 @@ enum class OptionType {
 
 using OptionValue = std::variant<double, int64_t, std::string, bool>;
 
+// Where an option's value lives in a request: a plain function (captureless, so the
+// table stays plain data) that points at the field, typed by what the field holds.
+using OptionField =
+    std::variant<double* (*)(OptimizeRequest&), int64_t* (*)(OptimizeRequest&),
+                 std::optional<int64_t>* (*)(OptimizeRequest&),
+                 int* (*)(OptimizeRequest&), std::string* (*)(OptimizeRequest&),
+                 bool* (*)(OptimizeRequest&)>;
+
 struct OptionSpec {
   std::string name;  // "time_limit": the Python keyword and the JSON key.
   std::string flag;  // "--time-limit".
   OptionType type;
   std::string help;
-  int64_t minimum = 0;               // kCount.
-  std::vector<std::string> choices;  // kChoice.
-  // Stores a value already parsed and validated: a double (kSeconds), an int64_t
-  // (kCount), a string (kChoice) or a bool (kSwitch).
-  std::function<void(OptimizeRequest&, const OptionValue&)> set;
-  // The current value as text; "" when unset (no default).
-  std::function<std::string(const OptimizeRequest&)> get;
-  int64_t maximum = INT64_MAX;  // kCount.
+  OptionField field;
+  int64_t minimum = 0;                    // kCount.
+  int64_t maximum = INT64_MAX;            // kCount.
+  std::vector<std::string> choices = {};  // kChoice.
 };
 
 const std::vector<OptionSpec>& OptimizeOptionTable();
@@ -64,10 +71,20 @@ const std::vector<OptionSpec>& OptimizeOptionTable();
 Status SetOptimizeOption(OptimizeRequest& request, std::string_view name,
                          std::string_view text);
 
-// Every option's name and current value, in table order (unset ones left out): the
-// plan's provenance and the report's "options".
+// The option called `name`; nullptr when there is none.
+const OptionSpec* FindOption(std::string_view name);
+
+// The option's value in `request` as text; "" when unset (no default).
+std::string OptionText(const OptionSpec& spec, const OptimizeRequest& request);
+
+// Every option's name and current value, in table order (unset ones left out), or only
+// those named in `names`: the plan's provenance and the report's "options".
 std::vector<std::pair<std::string, std::string>> OptimizeOptionValues(
-    const OptimizeRequest& request);
+    const OptimizeRequest& request, const std::vector<std::string>& names = {});
+
+// Every option's value in `request` within the table's range and choices: for requests
+// built in C++ rather than parsed. The error names the option first.
+Status CheckOptionValues(const OptimizeRequest& request);
 
 // Optimize() as requested: with the request's options and `budget`, the option values
 // recorded in the result (and in the plan's provenance) for the report.

@@ -134,7 +134,7 @@ py::list PyOptionTable() {
     entry["name"] = spec.name;
     entry["flag"] = spec.flag;
     entry["help"] = spec.help;
-    entry["default"] = spec.get(OptimizeRequest());
+    entry["default"] = OptionText(spec, OptimizeRequest());
     entry["choices"] = spec.choices;
     table.append(entry);
   }
