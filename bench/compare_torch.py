@@ -64,6 +64,7 @@ from torch.utils.checkpoint import (CheckpointPolicy, checkpoint,
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
+import olla  # noqa: E402
 import olla.torch as olla_torch  # noqa: E402
 from olla.capture import zoo  # noqa: E402
 from olla.torch import arena as arenas  # noqa: E402
@@ -335,6 +336,10 @@ VARIANTS = {v.name: v for v in [
 # The table's variants: compile with activation budgets 0.5 and 0.2 of the curve's.
 TABLE = ("eager", "optimizer_in_backward", "checkpoint", "sac", "compile",
          "compile_no_reorder", "compile_budget_0.5", "compile_budget_0.2", "olla")
+# What a full run measures: the table, compile's other activation budgets of the curve,
+# and olla's curve.
+EVERY = TABLE + tuple(f"compile_budget_{r}" for r in CURVE_RATIOS
+                      if f"compile_budget_{r}" not in TABLE) + ("olla_curve",)
 
 
 # ---- One variant, one process -------------------------------------------------------
@@ -440,36 +445,52 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
     return row
 
 
-def run_curve(model_name, batch, points=CURVE_POINTS, measure_steps=3,
-              time_limit=120.0, device="cpu"):
-    """olla's memory-compute curve of one model on the CPU: olla.torch.tradeoff with
-    AdamW, each distinct plan run and timed (its median step and measured peak), and
-    the median of eager steps timed in the same process before and after it; a dict."""
+def run_curve(model_name, batch, points=CURVE_POINTS, timed=4, time_limit=120.0,
+              device="cpu"):
+    """olla's memory-compute curve of one model: olla.torch.optimize with AdamW, then
+    budget mode's curve of its graph (olla.tradeoff_graph, as olla.torch.tradeoff
+    computes it), each distinct plan run in the step (use_plan) for a warm-up step and
+    `timed` more, each paired with an eager copy's step, each first in turn: per point
+    the medians and the plan's measured peak (its arena and what fell through); a
+    dict."""
     work = build_workload(model_name, batch, device)
     eager = copy.deepcopy(work.model)
     eager_optimizer = _adamw(eager.parameters())
-    eager_times = []
+    step = olla_torch.optimize(work.model, list(work.inputs), work.loss_fn,
+                               _adamw(work.model.parameters()), targets=list(work.targets),
+                               time_limit=time_limit / (points + 1))
+    curve = olla.tradeoff_graph(step.graph, points, time_limit=time_limit,
+                                alignment=step.plan.alignment)
 
-    def time_eager():
-        _eager_step(eager, eager_optimizer, work)  # warm-up
-        for _ in range(measure_steps):
-            began = time.perf_counter()
-            _eager_step(eager, eager_optimizer, work)
-            eager_times.append(time.perf_counter() - began)
+    def run_olla():
+        step(*work.inputs, targets=list(work.targets))
 
-    time_eager()
-    curve = olla_torch.tradeoff(work.model, list(work.inputs), work.loss_fn,
-                                _adamw(work.model.parameters()),
-                                targets=list(work.targets), points=points,
-                                time_limit=time_limit, measure_steps=measure_steps)
-    time_eager()
+    measured = {}
+    for point in curve.points:
+        plan = point["plan"]
+        if plan is None or id(plan) in measured:
+            continue
+        step.use_plan(plan)
+        run_olla()  # a warm-up in the plan's new arena
+        times = {"olla": [], "eager": []}
+        pair = [("olla", run_olla),
+                ("eager", lambda: _eager_step(eager, eager_optimizer, work))]
+        peak = 0
+        for _ in range(timed):
+            pair.reverse()
+            for which, run in pair:
+                began = time.perf_counter()
+                run()
+                times[which].append(time.perf_counter() - began)
+            peak = max(peak, step.last_stats.peak_bytes)
+        measured[id(plan)] = {"peak": peak,
+                              "step_seconds": statistics.median(times["olla"]),
+                              "eager_step_seconds": statistics.median(times["eager"])}
     return {"model": model_name, "batch": batch, "variant": "olla_curve",
-            "eager_step_seconds": statistics.median(eager_times),
-            "recompute_floor": curve.recompute_floor_bytes,
+            "device": device, "recompute_floor": curve.recompute_floor_bytes,
             "points": [{"budget": p["budget_bytes"], "arena": p["arena_bytes"],
-                        "peak": p["peak_bytes"], "added_compute": p["added_compute"],
-                        "recomputations": p["recomputed_ops"],
-                        "step_seconds": p["step_seconds"]}
+                        "added_compute": p["added_compute"],
+                        "recomputations": p["recomputed_ops"], **measured[id(p["plan"])]}
                        for p in curve.points if p["plan"] is not None]}
 
 
@@ -492,9 +513,9 @@ def _child(spec, variant, budget, quick, device):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run_model(spec, variants, ratios, quick, device):
-    """Every row of one model: the variants, olla at the peak of each recomputing one
-    that ran, compile at the curve's activation budgets, and olla's curve."""
+def run_model(spec, variants, quick, device):
+    """The rows of one model: each variant, then olla at the peak of each recomputing
+    variant of the table that ran, then (when asked for) olla's curve."""
     rows = []
 
     def add(row):
@@ -502,17 +523,21 @@ def run_model(spec, variants, ratios, quick, device):
         print(json.dumps(row), flush=True)
         return row
 
-    measured = {v: add(_child(spec, v, None, quick, device)) for v in variants}
+    measured = {v: add(_child(spec, v, None, quick, device))
+                for v in variants if v != "olla_curve"}
     for variant, reached in measured.items():
-        if VARIANTS[variant].recomputes and "error" not in reached:
+        if variant in TABLE and VARIANTS[variant].recomputes and "error" not in reached:
             row = _child(spec, "olla", reached["peak"], quick, device)
             row["at"] = variant
             add(row)
-    for ratio in ratios:
-        if f"compile_budget_{ratio}" not in measured:
-            add(_child(spec, f"compile_budget_{ratio}", None, quick, device))
-    add(_child(spec, "olla_curve", None, quick, device))
+    if "olla_curve" in variants:
+        add(_child(spec, "olla_curve", None, quick, device))
     return rows
+
+
+def _key(row):
+    """What a row measured: a model, a variant, and what olla's budget was set at."""
+    return row["model"], row["batch"], row["variant"], row.get("at")
 
 
 def _mib(value):
@@ -582,6 +607,18 @@ def _compile_curve(rows):
     return sorted(found, key=lambda item: -item[0])
 
 
+def _step_ratio(curve, point):
+    """A curve point's step time over eager's (measured beside it)."""
+    return point["step_seconds"] / point.get("eager_step_seconds",
+                                             curve.get("eager_step_seconds"))
+
+
+def _above(before, after):
+    """How far `after` is above `before`, in words."""
+    rise = after - before
+    return f"{rise / MIB:.1f} MiB above" if rise >= MIB // 10 else f"{rise} bytes above"
+
+
 def _increases(values):
     """The places where a sequence that should not grow grows: (index, before, after)."""
     return [(i, a, b) for i, (a, b) in enumerate(zip(values, values[1:]), 1) if b > a]
@@ -596,13 +633,12 @@ def _curve_section(rows, plot):
     if curve is None or "error" in curve:
         lines += [f"olla's curve failed: {curve['error'] if curve else 'not run'}", ""]
     else:
-        eager = curve["eager_step_seconds"]
         lines += ["| olla budget MiB | arena MiB | measured peak MiB | recomputed | added "
                   "(estimated) | step vs eager |", "|---:|---:|---:|---:|---:|---:|"]
         for p in curve["points"]:
             lines.append(f"| {_mib(p['budget'])} | {_mib(p['arena'])} | {_mib(p['peak'])} | "
                          f"{p['recomputations']} | {100 * p['added_compute']:.2f} % | "
-                         f"{p['step_seconds'] / eager:.2f} |")
+                         f"{_step_ratio(curve, p):.2f} |")
         arenas_ = [p["arena"] for p in curve["points"]]
         peaks = [p["peak"] for p in curve["points"]]
         added = [-p["added_compute"] for p in curve["points"]]
@@ -611,7 +647,7 @@ def _curve_section(rows, plot):
                   f"arena and added compute monotone: {'yes' if monotone else 'NO'}; "
                   "measured peak monotone: "
                   + ("yes" if not _increases(peaks) else "no, " + ", ".join(
-                      f"{_mib(b)} MiB after {_mib(a)}" for _, a, b in _increases(peaks)))
+                      f"{_above(a, b)} the point before" for _, a, b in _increases(peaks)))
                   + "."]
     compiled = _compile_curve(rows)
     if compiled:
@@ -623,8 +659,8 @@ def _curve_section(rows, plot):
         grows = _increases([row["peak"] for _, row in compiled])
         lines += ["", "compile's peak monotone in the ratio: " + (
             "yes" if not grows else "no: " + ", ".join(
-                f"{compiled[i][0]} peaks at {_mib(b)} MiB, above {compiled[i - 1][0]}'s "
-                f"{_mib(a)} MiB" for i, a, b in grows)) + "."]
+                f"{compiled[i][0]} peaks {_above(a, b)} {compiled[i - 1][0]}'s"
+                for i, a, b in grows)) + "."]
     return lines + [""]
 
 
@@ -641,7 +677,7 @@ def _plot(rows, path):
                  None)
     if curve:
         axes.plot([p["peak"] / MIB for p in curve["points"]],
-                  [p["step_seconds"] / curve["eager_step_seconds"] for p in curve["points"]],
+                  [_step_ratio(curve, p) for p in curve["points"]],
                   "o-", color="tab:blue", label="olla budget mode (tradeoff)")
     compiled = _compile_curve(rows)
     if compiled:
@@ -743,10 +779,12 @@ def write_results(rows, out):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=None, help=f"NAME:BATCH,... ({DEFAULT})")
-    parser.add_argument("--variants", default=",".join(TABLE))
+    parser.add_argument("--variants", default=None,
+                        help="VARIANT,... (default: the table's, compile's other "
+                             "activation budgets, and olla_curve)")
     parser.add_argument("--quick", action="store_true",
                         help=f"two small models ({QUICK}), fewer steps, olla's curve at "
-                             "4 budgets and compile's at the table's two")
+                             "4 budgets and compile's only at the table's two budgets")
     parser.add_argument("--one", nargs=2, metavar=("MODEL:BATCH", "VARIANT"),
                         help="run one variant (or olla_curve) in this process; print its "
                              "row as JSON")
@@ -756,8 +794,8 @@ def main():
     parser.add_argument("--budget", type=int, default=None,
                         help="with --one olla: olla's memory budget in bytes")
     parser.add_argument("--keep", action="store_true",
-                        help="keep the rows of models this run does not measure from the "
-                             "results file")
+                        help="keep the rows of the results file this run does not "
+                             "measure again")
     parser.add_argument("--replot", action="store_true",
                         help="measure nothing: write the table and plots again from the "
                              "results file")
@@ -769,7 +807,7 @@ def main():
         name, batch = spec.split(":")
         if variant == "olla_curve":
             row = run_curve(name, int(batch), device=args.device,
-                            **(dict(points=4, measure_steps=2) if args.quick else {}))
+                            **(dict(points=4, timed=2) if args.quick else {}))
         else:
             row = run_variant(name, int(batch), variant, args.budget, device=args.device,
                               **steps)
@@ -781,14 +819,18 @@ def main():
                                        out)))
         return
     specs = (args.models or (QUICK if args.quick else DEFAULT)).split(",")
+    variants = (args.variants.split(",") if args.variants else
+                list(TABLE) + ["olla_curve"] if args.quick else list(EVERY))
     rows = []
     if args.keep and out.with_suffix(".json").exists():
-        ran = {tuple(s.split(":")) for s in specs}
-        rows = [r for r in json.loads(out.with_suffix(".json").read_text())
-                if (r["model"], str(r["batch"])) not in ran]
+        rows = json.loads(out.with_suffix(".json").read_text())
     for spec in specs:
-        rows += run_model(spec, args.variants.split(","),
-                          () if args.quick else CURVE_RATIOS, args.quick, args.device)
+        for row in run_model(spec, variants, args.quick, args.device):
+            again = [i for i, old in enumerate(rows) if _key(old) == _key(row)]
+            if again:
+                rows[again[0]] = row
+            else:
+                rows.append(row)
         lines = write_results(rows, out)  # after each model: a stopped run keeps its rows
     print("\n".join(lines))
 
