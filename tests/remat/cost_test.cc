@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "olla/remat/recompute_rules.h"
+#include "olla/plan/recompute_rules.h"
 
 #include "graph_builder.h"
 

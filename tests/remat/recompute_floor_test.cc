@@ -6,7 +6,7 @@
 #include "olla/analysis/lower_bounds.h"
 #include "olla/analysis/timeline.h"
 #include "olla/graph/order.h"
-#include "olla/remat/expand.h"
+#include "olla/plan/expand.h"
 #include "olla/remat/remat_search.h"
 
 #include "training_chain.h"

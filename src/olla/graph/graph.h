@@ -56,7 +56,7 @@ struct Op {
   std::vector<BufferId> allocates;  // Buffers this op creates (its outputs).
   std::vector<BufferId> uses;       // Buffers it reads or writes in place.
   // The buffers among `uses` it overwrites in place (relu_, an optimizer's add_).
-  // Informational except to rematerialization (remat/recompute_rules.h).
+  // Informational except to rematerialization (plan/recompute_rules.h).
   std::vector<BufferId> writes;
   // It draws random numbers (dropout): running it again gives other values.
   bool random = false;

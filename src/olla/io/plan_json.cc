@@ -10,7 +10,7 @@
 #include "olla/io/file_ids.h"
 #include "olla/io/json_object.h"
 #include "olla/io/json_text.h"
-#include "olla/remat/expand.h"
+#include "olla/plan/expand.h"
 
 namespace olla {
 namespace {

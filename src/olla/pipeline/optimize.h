@@ -21,7 +21,7 @@
 //   rematerialization (remat/remat_search.h) drops activations after the forward pass
 //   and recomputes them before their backward uses, on the schedule's order, until the
 //   placed arena fits (unless options.recompute is off); the plan then runs the
-//   expanded graph (remat/expand.h) and says so (plan format version 3);
+//   expanded graph (plan/expand.h) and says so (plan format version 3);
 // - check: the independent plan checker (simulation/plan_checker.h). A plan that fails
 //   it is an internal error, never a result;
 // - conclude: planned, refuted (by which bound, at which op), or no plan found within
@@ -50,7 +50,7 @@
 #include "olla/graph/graph.h"
 #include "olla/placement/placement.h"
 #include "olla/plan/plan.h"
-#include "olla/remat/expand.h"
+#include "olla/plan/expand.h"
 #include "olla/remat/recompute_floor.h"
 #include "olla/schedule/scheduler.h"
 #include "olla/simulation/allocator_replay.h"

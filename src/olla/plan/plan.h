@@ -26,7 +26,7 @@ struct Provenance {
 
 // One op of the graph run a second time, later, so that some of its outputs need not
 // stay live in between: its users listed in `serves` (and the recomputations listed in
-// `feeds`) read this run's copies instead. remat/expand.h turns a graph and a plan's
+// `feeds`) read this run's copies instead. plan/expand.h turns a graph and a plan's
 // recomputations into the graph the plan runs; that graph names the run and its copies
 // with the ids below.
 struct Recomputation {
@@ -39,7 +39,7 @@ struct Recomputation {
 
 struct Plan {
   // Recomputations (plan format version 3): with any, `order`, `offsets` and
-  // `workspace_offsets` index ExpandGraph(graph, recompute) (remat/expand.h), not the
+  // `workspace_offsets` index ExpandGraph(graph, recompute) (plan/expand.h), not the
   // graph itself.
   std::vector<Recomputation> recompute;
   Order order;

@@ -6,7 +6,7 @@
 #include <limits>
 #include <string_view>
 
-#include "olla/remat/recompute_rules.h"
+#include "olla/plan/recompute_rules.h"
 
 namespace olla {
 namespace {

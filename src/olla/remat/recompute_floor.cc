@@ -1,7 +1,7 @@
 #include "olla/remat/recompute_floor.h"
 
 #include "olla/analysis/lower_bounds.h"
-#include "olla/remat/recompute_rules.h"
+#include "olla/plan/recompute_rules.h"
 
 namespace olla {
 

@@ -8,8 +8,8 @@
 #include "olla/analysis/timeline.h"
 #include "olla/analysis/topology.h"
 #include "olla/remat/cost.h"
-#include "olla/remat/expand.h"
-#include "olla/remat/recompute_rules.h"
+#include "olla/plan/expand.h"
+#include "olla/plan/recompute_rules.h"
 
 namespace olla {
 namespace {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "olla/core/bytes.h"
-#include "olla/remat/expand.h"
+#include "olla/plan/expand.h"
 #include "olla/simulation/overlap.h"
 
 namespace olla {

@@ -10,7 +10,7 @@
 //   share a byte;
 // - when the plan places workspace (version 2): every op with workspace has an offset
 //   for it, checked like a buffer's, live at the op's step only.
-// - with recomputations (plan format version 3): each is one remat/expand.h allows
+// - with recomputations (plan format version 3): each is one plan/expand.h allows
 //   (the op may run twice, what it serves reads its outputs, no input is overwritten
 //   before its copies are read), and the order and offsets are those of the expanded
 //   graph, checked as above: every recomputed op's inputs are live at its step, every

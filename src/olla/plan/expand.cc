@@ -1,4 +1,4 @@
-#include "olla/remat/expand.h"
+#include "olla/plan/expand.h"
 
 #include <algorithm>
 #include <functional>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "olla/remat/recompute_rules.h"
+#include "olla/plan/recompute_rules.h"
 
 namespace olla {
 namespace {

@@ -1,4 +1,4 @@
-#include "olla/remat/recompute_rules.h"
+#include "olla/plan/recompute_rules.h"
 
 #include <algorithm>
 #include <array>

@@ -12,7 +12,7 @@
 //   holds the writer's result, not the op's, so a copy of the op's output is not it;
 // - an op that allocates nothing (a view) has nothing to recompute.
 // The inputs' side (none overwritten before the copies are read) is a precedence the
-// expanded graph enforces (remat/expand.h).
+// expanded graph enforces (plan/expand.h).
 #pragma once
 
 #include <string>

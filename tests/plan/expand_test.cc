@@ -1,4 +1,4 @@
-#include "olla/remat/expand.h"
+#include "olla/plan/expand.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
