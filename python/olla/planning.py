@@ -38,7 +38,11 @@ class Plan:
     plan's recomputations ({"op", "id", "copies", "serves"}, plan format 3; empty when
     it recomputes nothing); offsets: {buffer id: byte offset} for every
     non-persistent buffer; workspace_offsets: {op id: byte offset} for every op with
-    workspace; arena_bytes, alignment: the arena. report: the JSON report of `olla
+    workspace; arena_bytes, alignment: the arena. steps: the order as a runtime runs
+    it, the library's reading of the plan (plan/expand.h PlanStep), one dict per entry:
+    entry (its id in `order`), op (the graph op it runs), recomputation (an index into
+    `recompute`, or None), copies ({output buffer: its copy}), reads_copies_of (the
+    recomputations whose copies it reads). report: the JSON report of `olla
     optimize` as a dict (eager_reserved_bytes, peak_live_bytes, arena_bytes,
     saving_vs_reserved, stages, ...); text() and markdown() the same report as text.
     """
@@ -55,6 +59,7 @@ class Plan:
         self.arena_bytes = plan["arena_bytes"]
         self.alignment = plan["alignment"]
         self.provenance = plan["provenance"]
+        self.steps = result["steps"]
 
     def to_json(self):
         """The plan file's text (docs/plan-format.md), as `olla optimize -o` writes it."""

@@ -73,6 +73,48 @@ TEST(ExpandGraphTest, AFeederRunsBeforeTheRecomputationItFeeds) {
   EXPECT_THAT(expanded.graph.op(fed).uses, ::testing::Contains(feeder_copy));
 }
 
+// The runtime's reading of a plan: each entry's op, the run it is, its copies, and
+// whose copies it reads (a fed recomputation reads its feeder's).
+TEST(PlanStepsTest, NameTheRunsTheirCopiesAndTheirReaders) {
+  const testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
+  const Graph graph = chain.builder.Build();
+  std::vector<Recomputation> recompute(2);
+  recompute[0].op = chain.forward[1];
+  recompute[0].serves = {chain.backward[2]};
+  recompute[0].feeds = {1};
+  recompute[1].op = chain.forward[2];
+  recompute[1].serves = {OpId(static_cast<int32_t>(chain.forward.size()))};
+  AssignRecomputeIds(graph, recompute);
+  const ExpandedGraph expanded = *ExpandGraph(graph, recompute);
+  const Order order = EagerOrder(expanded.graph);
+  const std::vector<PlanStep> steps = PlanSteps(expanded, order);
+  ASSERT_EQ(steps.size(), order.ops.size());
+  int runs = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const PlanStep& step = steps[i];
+    EXPECT_EQ(step.entry, order.ops[i]);
+    EXPECT_EQ(step.op, expanded.source_op[order.ops[i].index()]);
+    if (!step.recomputation) {
+      EXPECT_TRUE(step.copies.empty());
+      continue;
+    }
+    ++runs;
+    EXPECT_EQ(step.op, recompute[*step.recomputation].op);
+    ASSERT_EQ(step.copies.size(), 1u);
+    EXPECT_EQ(step.copies[0].first, graph.op(step.op).allocates[0]);
+    EXPECT_EQ(expanded.graph.buffer(step.copies[0].second).file_id,
+              recompute[*step.recomputation].copy_ids[0]);
+    EXPECT_EQ(step.reads_copies_of, *step.recomputation == 1 ? std::vector<int32_t>{0}
+                                                             : std::vector<int32_t>{});
+  }
+  EXPECT_EQ(runs, 2);
+  const auto served = std::find_if(steps.begin(), steps.end(), [&](const PlanStep& s) {
+    return !s.recomputation && s.op == chain.backward[2];
+  });
+  ASSERT_NE(served, steps.end());
+  EXPECT_EQ(served->reads_copies_of, std::vector<int32_t>{0});
+}
+
 TEST(ExpandGraphTest, RefusesWhatMustNotRunTwice) {
   testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
   auto refusal = [&](const std::string& type) {

@@ -92,6 +92,18 @@ def test_a_budget_only_recomputation_meets_gives_a_plan_that_recomputes():
     assert {r["id"] for r in plan.recompute} <= set(plan.order)
     assert 0 < plan.report["added_compute"] < 0.5
     assert plan.report["recomputed_ops"] == len(plan.recompute)
+    # The runtime's reading of it: every entry, each recomputation once, as its op, and
+    # every copy read by a step the plan says it serves (ops and other runs alike).
+    assert [s["entry"] for s in plan.steps] == plan.order
+    runs = [s for s in plan.steps if s["recomputation"] is not None]
+    assert sorted(s["recomputation"] for s in runs) == list(range(len(plan.recompute)))
+    for s in runs:
+        r = plan.recompute[s["recomputation"]]
+        assert s["entry"] == r["id"] and s["op"] == r["op"]
+        assert sorted(s["copies"].values()) == sorted(r["copies"])
+    for s in plan.steps:
+        for i in s["reads_copies_of"]:
+            assert s["entry"] in plan.recompute[i]["serves"]
     with pytest.raises(olla.NoPlanError, match=r"^no plan fits in \d+ bytes: \d+ bytes are "
                                               "live at .* in every order"):
         olla.optimize_graph(graph, work_limit=200_000, memory_budget=budget, recompute=False,

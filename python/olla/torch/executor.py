@@ -225,27 +225,19 @@ class PlanExecutor:
             if node.op == "call_function" and node.target is operator.getitem:
                 unpackers.setdefault(node.args[0].name, []).append(node)
         output = next(n for n in gm.graph.nodes if n.op == "output")
-        runs = {r["id"]: i for i, r in enumerate(plan.recompute)}
-        serving = {}  # op id or run index -> the recomputations whose copies it reads
-        for i, r in enumerate(plan.recompute):
-            for reader in r["serves"]:
-                serving.setdefault(("run", runs[reader]) if reader in runs else reader,
-                                   []).append(i)
         steps = []
-        for entry in plan.order:
-            run = runs.get(entry)
-            op = plan.recompute[run]["op"] if run is not None else entry
+        # What each entry runs, as a recomputation or not, and whose copies it reads:
+        # the library's reading of the plan (Plan.steps), not this file's.
+        for planned in plan.steps:
+            op, run = planned["op"], planned["recomputation"]
             node = nodes[node_of_op[op]]
             key = node if run is None else (run, node)
-            feeders = serving.get(entry if run is None else ("run", run), ())
-            refs = self._refs(graph, plan, nodes, node_of_op, node, feeders)
+            refs = self._refs(graph, plan, nodes, node_of_op, node,
+                              planned["reads_copies_of"])
             step = _Step(node, key, refs)
             steps.append(step)
-            copies = {}
-            if run is not None:
-                r = plan.recompute[run]
-                copies = dict(zip(graph.ops[op].allocates, r["copies"]))
-            step.slots = self._slots(graph, plan, op, entry, profiles.get(op), copies)
+            step.slots = self._slots(graph, plan, op, planned["entry"], profiles.get(op),
+                                     planned["copies"])
             for unpacker in unpackers.get(node.name, ()):
                 steps.append(_Step(unpacker, unpacker if run is None
                                         else (run, unpacker),

@@ -263,4 +263,34 @@ StatusOr<ExpandedGraph> ExpandGraph(const Graph& graph,
   return expanded;
 }
 
+std::vector<PlanStep> PlanSteps(const ExpandedGraph& expanded, const Order& order) {
+  std::vector<int32_t> run_of(static_cast<size_t>(expanded.graph.num_ops()), -1);
+  for (size_t i = 0; i < expanded.recompute_op.size(); ++i)
+    run_of[expanded.recompute_op[i].index()] = static_cast<int32_t>(i);
+  std::vector<PlanStep> steps;
+  steps.reserve(order.ops.size());
+  for (const OpId e : order.ops) {
+    const Op& op = expanded.graph.op(e);
+    PlanStep step;
+    step.entry = e;
+    step.op = expanded.source_op[e.index()];
+    if (run_of[e.index()] >= 0) {
+      step.recomputation = run_of[e.index()];
+      for (const BufferId copy : op.allocates)
+        step.copies.emplace_back(expanded.source_buffer[copy.index()], copy);
+    }
+    for (const BufferId read : op.uses) {
+      if (expanded.source_buffer[read.index()] == read) continue;  // An original.
+      const int32_t run = run_of[expanded.graph.producer(read).index()];
+      if (std::find(step.reads_copies_of.begin(), step.reads_copies_of.end(), run) ==
+          step.reads_copies_of.end()) {
+        step.reads_copies_of.push_back(run);
+      }
+    }
+    std::sort(step.reads_copies_of.begin(), step.reads_copies_of.end());
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
 }  // namespace olla

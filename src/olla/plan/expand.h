@@ -25,12 +25,15 @@
 // recomputed twice; a served op that reads none of the op's outputs.
 #pragma once
 
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "olla/core/ids.h"
 #include "olla/core/status.h"
 #include "olla/graph/graph.h"
+#include "olla/graph/order.h"
 #include "olla/plan/plan.h"
 
 namespace olla {
@@ -58,5 +61,22 @@ StatusOr<ExpandedGraph> ExpandGraph(const Graph& graph,
 // File ids for recomputations without any (a search's): the ops' after the graph's
 // largest op id, the copies' after its largest buffer id, in order.
 void AssignRecomputeIds(const Graph& graph, std::vector<Recomputation>& recompute);
+
+// One entry of a plan's order as a runtime runs it, in the graph's ids: the op it runs,
+// whether as a recomputation (its index in the plan's `recompute`; the copies that run
+// allocates in place of the op's outputs), and which recomputations' copies it reads
+// instead of the originals. A runtime that follows these needs nothing else of a
+// plan's recomputations (python/olla/torch/executor.py).
+struct PlanStep {
+  OpId entry;  // The order's: an op of the expanded graph.
+  OpId op;     // The graph's op it runs.
+  std::optional<int32_t> recomputation;
+  std::vector<std::pair<BufferId, BufferId>> copies;  // Output -> its copy's buffer in
+                                                      // the expanded graph.
+  std::vector<int32_t> reads_copies_of;               // Recomputations, ascending.
+};
+
+// The steps of `order`, an order of `expanded` (ExpandGraph(graph, recompute)).
+std::vector<PlanStep> PlanSteps(const ExpandedGraph& expanded, const Order& order);
 
 }  // namespace olla

@@ -15,6 +15,7 @@
 #include "olla/io/plan_json.h"
 #include "olla/pipeline/job.h"
 #include "olla/pipeline/option_table.h"
+#include "olla/plan/expand.h"
 #include "olla/report/optimize_report.h"
 #include "olla/report/summaries.h"
 #include "olla/report/svg.h"
@@ -57,6 +58,41 @@ void PyCheckOptions(const std::map<std::string, std::string>& options) {
   RequestOf(options);
 }
 
+// The plan's order as the runtime runs it (plan/expand.h PlanStep), in file ids: per
+// entry its id, the graph op it runs, the recomputation it is (its index, or None), the
+// copies it allocates ({buffer: copy}) and the recomputations whose copies it reads.
+py::list StepList(const Graph& graph, const OptimizeResult& result) {
+  py::list steps;
+  const Plan& plan = *result.plan;
+  auto add = [&](int64_t entry, OpId op, py::object recomputation, py::dict copies,
+                 py::list reads) {
+    py::dict step;
+    step["entry"] = entry;
+    step["op"] = graph.op(op).file_id;
+    step["recomputation"] = std::move(recomputation);
+    step["copies"] = std::move(copies);
+    step["reads_copies_of"] = std::move(reads);
+    steps.append(step);
+  };
+  if (!result.expanded) {
+    for (const OpId op : plan.order.ops)
+      add(graph.op(op).file_id, op, py::none(), py::dict(), py::list());
+    return steps;
+  }
+  const Graph& expanded = result.expanded->graph;
+  for (const PlanStep& step : PlanSteps(*result.expanded, plan.order)) {
+    py::dict copies;
+    for (const auto& [output, copy] : step.copies)
+      copies[py::int_(graph.buffer(output).file_id)] = expanded.buffer(copy).file_id;
+    py::list reads;
+    for (const int32_t run : step.reads_copies_of) reads.append(run);
+    add(expanded.op(step.entry).file_id, step.op,
+        step.recomputation ? py::object(py::int_(*step.recomputation)) : py::none(),
+        std::move(copies), std::move(reads));
+  }
+  return steps;
+}
+
 // What planning.Plan reads of one result.
 py::dict ResultDict(const Graph& graph, const OptimizeResult& result) {
   py::dict out;
@@ -67,6 +103,7 @@ py::dict ResultDict(const Graph& graph, const OptimizeResult& result) {
   out["reason"] = result.reason;  // Why not, in the library's words.
   if (result.plan) {
     out["plan_json"] = PlanToJson(graph, *result.plan);
+    out["steps"] = StepList(graph, result);
     out["svg"] = OptimizeSvg(graph, result);
   }
   return out;
