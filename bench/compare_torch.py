@@ -76,14 +76,14 @@ MIB = 1 << 20
 DEFAULT = ("resnet50:2,mobilenet_v2:4,vit_b_16:2,gpt2_small:2,convnext_tiny:2,"
            "llama_like:4")
 QUICK = "mobilenet_v2:2,llama_like:2"
-# Relative loss difference allowed where compiled code computes the step, over its
-# first COMPILED_STEPS steps: the loss at eager's weights, and after one AdamW update
-# from the compiled gradients (measured here: 2e-6 and 4e-4 on resnet50; a wrong
-# gradient moves the second loss by 1e-2). Later losses drift further apart by
-# themselves: AdamW divides each gradient by its running size, so float differences in
-# gradients near zero become whole learning-rate steps (resnet50: 2.5 % by step three).
+# Where compiled code computes the step, its first step is checked against eager's: the
+# loss (at the same weights) within this relative error, and the whole gradient within
+# it or twice float32's own error against float64 where that is larger (Inductor fuses
+# and reorders float arithmetic; a wrong gradient is off by far more).
+# Later losses are compared but not judged: AdamW divides each gradient by its running
+# size, so float differences in gradients near zero become whole learning-rate steps
+# (resnet50: losses 2.5 % apart by step three, mobilenet_v2 0.13 % after one step).
 COMPILED_TOLERANCE = 1e-3
-COMPILED_STEPS = 2
 # The memory-compute curve: compile's activation_memory_budget at these ratios (1.0,
 # its default, is the `compile` variant) and olla's budget mode at CURVE_POINTS budgets.
 CURVE_RATIOS = (0.8, 0.6, 0.4, 0.2, 0.0)
@@ -231,9 +231,14 @@ def _adamw(parameters):
     return torch.optim.AdamW(parameters, lr=1e-4)
 
 
-def _eager_step(model, optimizer, work):
+def _eager_step(model, optimizer, work, gradients=None):
+    """One training step; when `gradients` is an empty list, the step's gradients are
+    recorded in it (before the update)."""
     loss = work.loss_fn(model(*work.inputs), *work.targets)
     loss.backward()
+    if gradients is not None and not gradients:
+        gradients.extend(None if p.grad is None else p.grad.detach().clone()
+                         for p in model.parameters())
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
     return loss.detach()
@@ -292,7 +297,9 @@ def _setup_compile(reorder=True, activation_budget=None):
             functorch_config.activation_memory_budget = activation_budget
         compiled = torch.compile(model)
         optimizer = _adamw(model.parameters())
-        return functools.partial(_eager_step, compiled, optimizer, work), {}
+        step = functools.partial(_eager_step, compiled, optimizer, work, [])
+        step.first_gradients = step.args[3]  # the fidelity check's
+        return step, {}
     return setup
 
 
@@ -372,6 +379,30 @@ def _cuda_peaks(step, count, losses):
             "reserved_peak": torch.cuda.max_memory_reserved()}
 
 
+def _gradient_error(found, expected):
+    """The relative error of one step's whole gradient, over every parameter:
+    |found - expected| / |expected| (Euclidean norms)."""
+    pairs = [(a.double(), b.double()) for a, b in zip(found, expected) if b is not None]
+    difference = sum(float((a - b).square().sum()) for a, b in pairs)
+    norm = sum(float(b.square().sum()) for _, b in pairs)
+    return (difference / norm) ** 0.5 if norm > 0 else 0.0
+
+
+def _float32_noise(model, work):
+    """How far float32's gradient of the first step lies from float64's, relatively:
+    what the step's arithmetic allows (0.9 % on mobilenet_v2 and 2.2 % on resnet50 at
+    batch 2), which compiled code cannot be asked to beat."""
+    gradients = []
+    for dtype in (torch.float32, torch.float64):
+        copied = copy.deepcopy(model).to(dtype)
+        inputs, targets = ([t.to(dtype) if t.is_floating_point() else t for t in tensors]
+                           for tensors in (work.inputs, work.targets))
+        torch.manual_seed(1)
+        work.loss_fn(copied(*inputs), *targets).backward()
+        gradients.append([p.grad for p in copied.parameters()])
+    return _gradient_error(*gradients)
+
+
 def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured=3,
                 timed=6, device="cpu"):
     """Runs one variant of one model as the module's documentation describes and returns
@@ -417,16 +448,23 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
     reference = initial
     reference_optimizer = _adamw(reference.parameters())
     torch.manual_seed(1)
-    expected = [_eager_step(reference, reference_optimizer, work) for _ in losses]
+    if not variant.bitwise:  # before the eager copy trains
+        row["float32_gradient_error"] = _float32_noise(initial, work)
+    reference_gradients = []
+    expected = [_eager_step(reference, reference_optimizer, work, reference_gradients)
+                for _ in losses]
     row["losses"] = [float(x) for x in losses]
     row["eager_losses"] = [float(x) for x in expected]
     if variant.bitwise:
         row["equal"] = (all(torch.equal(a, b) for a, b in zip(losses, expected)) and
                         all(torch.equal(p, q) for p, q in
                             zip(model.parameters(), reference.parameters())))
-    else:  # _fidelity says why only the first steps
-        row["equal"] = all(torch.allclose(a, b, rtol=COMPILED_TOLERANCE, atol=0) for a, b
-                           in zip(losses[:COMPILED_STEPS], expected[:COMPILED_STEPS]))
+    else:  # _fidelity says why the first step only
+        row["gradient_error"] = _gradient_error(step.first_gradients, reference_gradients)
+        row["equal"] = (torch.allclose(losses[0], expected[0], rtol=COMPILED_TOLERANCE,
+                                       atol=0) and
+                        row["gradient_error"] <= max(
+                            COMPILED_TOLERANCE, 2 * row["float32_gradient_error"]))
     row["check"] = "bitwise" if variant.bitwise else f"rtol {COMPILED_TOLERANCE:g}"
     times = {"variant": [], "eager": []}
     pair = [("variant", step),
@@ -551,16 +589,19 @@ def _label(row):
 
 
 def _fidelity(row):
-    """The losses-against-eager verdict: bitwise (losses and final parameters), or for
-    compiled code the first COMPILED_STEPS losses within COMPILED_TOLERANCE, with the
-    largest drift over all steps."""
+    """The verdict against eager: bitwise (losses and final parameters), or for compiled
+    code the first step's loss and gradient within COMPILED_TOLERANCE, with the largest
+    relative drift of the losses over all steps."""
     if row["check"] == "bitwise":
         return ("equal" if row["equal"] else "DIFFERENT") + " (bitwise)"
     drift = [abs(a - b) / max(abs(b), 1e-12)
              for a, b in zip(row["losses"], row["eager_losses"])]
-    close = all(d <= COMPILED_TOLERANCE for d in drift[:COMPILED_STEPS])
-    return (("close" if close else "DIFFERENT") + f" (steps 1-{COMPILED_STEPS} within "
-            f"{COMPILED_TOLERANCE:g}; {len(drift)} steps: drift {max(drift):.0e})")
+    if "gradient_error" not in row:  # measured before the gradient check existed
+        return f"not judged ({len(drift)} steps: loss drift {max(drift):.0e})"
+    return (("close" if row["equal"] else "DIFFERENT") +
+            f" (step 1: loss {drift[0]:.0e}, gradient {row['gradient_error']:.0e}, "
+            f"float32's own {row['float32_gradient_error']:.0e}; {len(drift)} steps: loss "
+            f"drift {max(drift):.0e})")
 
 
 def _table(rows):
@@ -750,11 +791,12 @@ def write_results(rows, out):
         "- setup s: building the variant and its first two steps (compilation, olla's "
         "capture, calibration, self-check and planning).",
         "- losses vs eager: every loss and final parameter against an eager copy's, "
-        f"bitwise; for compiled code the first {COMPILED_STEPS} losses (at eager's "
-        "weights, and after one AdamW update from the compiled gradients) within a "
-        f"relative {COMPILED_TOLERANCE:g}, and the largest relative drift over all "
-        "steps: AdamW divides each gradient by its running size, so float differences "
-        "in gradients near zero grow into whole learning-rate steps.",
+        "bitwise; for compiled code the first step's loss and whole gradient (relative "
+        f"errors, close when the loss is within {COMPILED_TOLERANCE:g} and the gradient "
+        "within that or twice float32's own error against float64), and the largest "
+        "relative drift of the losses over all steps, not judged: AdamW divides each "
+        "gradient by its running size, so float differences in gradients near zero "
+        "grow into whole learning-rate steps.",
         "- olla at X: olla's budget mode with X's measured peak as its memory budget.",
         "",
         "Variants: " + "; ".join(f"`{VARIANTS[v].name}`: {VARIANTS[v].description}"
