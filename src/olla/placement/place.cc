@@ -39,15 +39,24 @@ Placement PlaceGreedily(const std::string& method, const PlacementProblem& probl
 }
 
 // Fitting a capacity: the greedy placers first, then (where the method allows) the
-// exact search with what is left of the budget.
+// exact search, or the location ILP, with what is left of the budget.
 Placement FitCapacity(const PlacementProblem& problem, const PlaceOptions& options,
                       const Budget& budget) {
   const int64_t capacity = *options.capacity;
   Placement placement = PlaceGreedily(options.method, problem, options.threads, budget);
-  if (placement.arena_bytes <= capacity || placement.lower_bound_bytes > capacity ||
-      !UseExact(options.method, problem)) {
-    return placement;  // Fits already, the bound refutes it, or no search allowed.
+  if (placement.arena_bytes <= capacity || placement.lower_bound_bytes > capacity)
+    return placement;  // Fits already, or the bound refutes it.
+  if (options.method == "ilp") {
+    // The location ILP has no decision form: it minimises (from the greedy start), and
+    // the capacity is met when its arena is.
+    IlpOptions ilp;
+    ilp.threads = options.threads;
+    Placement solved = IlpPlacer(ilp).Place(problem, budget);
+    solved.lower_bound_bytes =
+        std::max(solved.lower_bound_bytes, placement.lower_bound_bytes);
+    return solved.arena_bytes <= placement.arena_bytes ? solved : placement;
   }
+  if (!UseExact(options.method, problem)) return placement;  // No search allowed.
   if (budget.Exhausted()) {
     placement.stopped_by = budget.Reached();
     return placement;
