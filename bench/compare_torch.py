@@ -388,6 +388,23 @@ def _gradient_error(found, expected):
     return (difference / norm) ** 0.5 if norm > 0 else 0.0
 
 
+def _paired_medians(run, eager, rounds, after_round=None):
+    """The median seconds of `run` and of `eager` over `rounds` rounds of one step each,
+    each first in every other round: with the variant always first, eager's own step
+    measured 1.24 times the eager copy's on resnet50."""
+    times = ([], [])
+    pair = [(0, run), (1, eager)]
+    for _ in range(rounds):
+        pair.reverse()
+        for which, step in pair:
+            began = time.perf_counter()
+            step()
+            times[which].append(time.perf_counter() - began)
+        if after_round:
+            after_round()
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
 def _float32_noise(model, work):
     """How far float32's gradient of the first step lies from float64's, relatively:
     what the step's arithmetic allows (0.9 % on mobilenet_v2 and 2.2 % on resnet50 at
@@ -466,20 +483,9 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
                         row["gradient_error"] <= max(
                             COMPILED_TOLERANCE, 2 * row["float32_gradient_error"]))
     row["check"] = "bitwise" if variant.bitwise else f"rtol {COMPILED_TOLERANCE:g}"
-    times = {"variant": [], "eager": []}
-    pair = [("variant", step),
-            ("eager", _synchronized(device, lambda: _eager_step(
-                reference, reference_optimizer, work)))]
-    for _ in range(timed):
-        # Each goes first in every other round: with the variant always first, eager's
-        # own step measured 1.24 times the eager copy's on resnet50.
-        pair.reverse()
-        for which, run in pair:
-            began = time.perf_counter()
-            run()
-            times[which].append(time.perf_counter() - began)
-    row["step_seconds"] = statistics.median(times["variant"])
-    row["eager_step_seconds"] = statistics.median(times["eager"])
+    row["step_seconds"], row["eager_step_seconds"] = _paired_medians(
+        step, _synchronized(device, lambda: _eager_step(reference, reference_optimizer,
+                                                        work)), timed)
     return row
 
 
@@ -510,20 +516,12 @@ def run_curve(model_name, batch, points=CURVE_POINTS, timed=4, time_limit=120.0,
             continue
         step.use_plan(plan)
         run_olla()  # a warm-up in the plan's new arena
-        times = {"olla": [], "eager": []}
-        pair = [("olla", run_olla),
-                ("eager", lambda: _eager_step(eager, eager_optimizer, work))]
-        peak = 0
-        for _ in range(timed):
-            pair.reverse()
-            for which, run in pair:
-                began = time.perf_counter()
-                run()
-                times[which].append(time.perf_counter() - began)
-            peak = max(peak, step.last_stats.peak_bytes)
-        measured[id(plan)] = {"peak": peak,
-                              "step_seconds": statistics.median(times["olla"]),
-                              "eager_step_seconds": statistics.median(times["eager"])}
+        peaks = []
+        seconds, eager_seconds = _paired_medians(
+            run_olla, lambda: _eager_step(eager, eager_optimizer, work), timed,
+            lambda: peaks.append(step.last_stats.peak_bytes))
+        measured[id(plan)] = {"peak": max(peaks), "step_seconds": seconds,
+                              "eager_step_seconds": eager_seconds}
     return {"model": model_name, "batch": batch, "variant": "olla_curve",
             "device": device, "recompute_floor": curve.recompute_floor_bytes,
             "points": [{"budget": p["budget_bytes"], "arena": p["arena_bytes"],

@@ -53,10 +53,9 @@ TEST(ExpandGraphTest, ServedOpsReadCopiesMadeJustBeforeThem) {
     EXPECT_FALSE(expanded.is_recomputation(original));
 }
 
-TEST(ExpandGraphTest, AFeederRunsBeforeTheRecomputationItFeeds) {
-  const testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
-  const Graph graph = chain.builder.Build();
-  // Layer 2 is recomputed from layer 1's copy, which serves layer 2's backward too.
+// Layer 2 recomputed from layer 1's copy, which serves layer 2's backward too.
+std::vector<Recomputation> FeederAndFed(const testing::TrainingChain& chain,
+                                        const Graph& graph) {
   std::vector<Recomputation> recompute(2);
   recompute[0].op = chain.forward[1];
   recompute[0].serves = {chain.backward[2]};
@@ -65,7 +64,13 @@ TEST(ExpandGraphTest, AFeederRunsBeforeTheRecomputationItFeeds) {
   recompute[1].op = chain.forward[2];
   recompute[1].serves = {OpId(static_cast<int32_t>(chain.forward.size()))};
   AssignRecomputeIds(graph, recompute);
-  const ExpandedGraph expanded = *ExpandGraph(graph, recompute);
+  return recompute;
+}
+
+TEST(ExpandGraphTest, AFeederRunsBeforeTheRecomputationItFeeds) {
+  const testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
+  const Graph graph = chain.builder.Build();
+  const ExpandedGraph expanded = *ExpandGraph(graph, FeederAndFed(chain, graph));
   const OpId feeder = expanded.recompute_op[0];
   const OpId fed = expanded.recompute_op[1];
   EXPECT_LT(feeder.value(), fed.value());
@@ -78,13 +83,7 @@ TEST(ExpandGraphTest, AFeederRunsBeforeTheRecomputationItFeeds) {
 TEST(PlanStepsTest, NameTheRunsTheirCopiesAndTheirReaders) {
   const testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
   const Graph graph = chain.builder.Build();
-  std::vector<Recomputation> recompute(2);
-  recompute[0].op = chain.forward[1];
-  recompute[0].serves = {chain.backward[2]};
-  recompute[0].feeds = {1};
-  recompute[1].op = chain.forward[2];
-  recompute[1].serves = {OpId(static_cast<int32_t>(chain.forward.size()))};
-  AssignRecomputeIds(graph, recompute);
+  const std::vector<Recomputation> recompute = FeederAndFed(chain, graph);
   const ExpandedGraph expanded = *ExpandGraph(graph, recompute);
   const Order order = EagerOrder(expanded.graph);
   const std::vector<PlanStep> steps = PlanSteps(expanded, order);
