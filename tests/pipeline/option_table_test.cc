@@ -95,7 +95,7 @@ TEST(OptionTableTest, RequestsBuiltInCodeAreCheckedByTheTable) {
   request.options.threads = 0;
   EXPECT_FALSE(CheckOptionValues(request).ok());
   request = {};
-  request.time_limit_seconds = -3;
+  request.time_limit_seconds = -3;  // wall clock: a bad value, checked, never run
   EXPECT_FALSE(CheckOptionValues(request).ok());
 }
 

@@ -7,9 +7,9 @@
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/analysis/topology.h"
-#include "olla/remat/cost.h"
 #include "olla/plan/expand.h"
 #include "olla/plan/recompute_rules.h"
+#include "olla/remat/cost.h"
 
 namespace olla {
 namespace {
