@@ -7,7 +7,6 @@
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/core/bytes.h"
-#include "olla/core/limits.h"
 #include "olla/core/version.h"
 #include "olla/graph/rounded.h"
 #include "olla/pipeline/arena.h"
