@@ -5,8 +5,9 @@
 // dynamic programming per piece), "local" (local search from the best heuristic),
 // "ilp" (the OLLA lifetime ILP on CBC, started from the best heuristic), "auto"
 // (heuristics, then the exact search piece by piece, then local search, within the
-// budget: 60 % to the exact search, the rest to local search). Every order returned
-// follows the rules (executor.h) and the pins.
+// budget: 60 % to the exact search, the rest to local search). Each method is a
+// composition of the searches behind one interface (order_search.h). Every order
+// returned follows the rules (executor.h) and the pins.
 //
 // Pins are chains of ops that must run in the given order (graph/pinned.h): the methods
 // run on the pinned graph and the order comes back in the input graph's ops.
