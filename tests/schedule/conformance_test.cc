@@ -4,16 +4,24 @@
 // one reported, never above its start (the best heuristic's order, the eager order's
 // under the rules for "eager") nor the eager order's, never below the proven bound and
 // at it exactly when claimed optimal; the same result for the same work limit; and
-// with no work at all, still a valid order.
+// with no work at all, still a valid order. Below it, the same promises of each search
+// behind the interface (order_search.h) run alone from the eager order under the rules.
+#include <algorithm>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "olla/analysis/lower_bounds.h"
 #include "olla/analysis/topology.h"
 #include "olla/graph/generated.h"
 #include "olla/schedule/memory_state.h"
+#include "olla/schedule/order_search.h"
+#include "olla/schedule/order_searches.h"
 #include "olla/schedule/scheduler.h"
+#include "olla/schedule/search_wrappers.h"
 
 #include "schedule_fixtures.h"
 
@@ -83,6 +91,55 @@ std::string MethodName(const ::testing::TestParamInfo<const char*>& method) {
 
 INSTANTIATE_TEST_SUITE_P(EveryMethod, ScheduleConformanceTest,
                          ::testing::ValuesIn(kScheduleMethods), MethodName);
+
+struct Search {
+  std::string name;
+  std::function<std::unique_ptr<OrderSearch>()> make;
+};
+
+class OrderSearchConformanceTest : public ::testing::TestWithParam<Search> {};
+
+TEST_P(OrderSearchConformanceTest, NeverWorsensItsStartAndKeepsItsBoundSound) {
+  const std::unique_ptr<OrderSearch> search = GetParam().make();
+  for (const Case& c : Cases()) {
+    if (GetParam().name == "lifetime_ilp" && c.name != "random_small") continue;
+    SCOPED_TRACE(c.name);
+    const MemoryModel model(c.graph);
+    ScheduleOptions options;
+    const std::vector<int64_t> forced_live = ComputeForcedLive(c.graph, Budget()).bytes;
+    const SearchContext context(model, options.rules, forced_live, options);
+    SearchState state;
+    ScoredOrder start = EagerSchedule(model, options.rules);
+    state.result.order = start.order;
+    state.result.peak_bytes = start.peak_bytes;
+    state.result.eager_peak_bytes = PeakOf(model, EagerOrder(c.graph));
+    state.result.lower_bound_bytes =
+        *std::max_element(forced_live.begin(), forced_live.end());
+    const int64_t start_bound = state.result.lower_bound_bytes;
+
+    search->Improve(context, state, Budget::OfWork(20'000));
+    ASSERT_TRUE(CheckValidOrder(c.graph, state.result.order).ok());
+    EXPECT_EQ(PeakOf(model, state.result.order), state.result.peak_bytes);
+    EXPECT_LE(state.result.peak_bytes, start.peak_bytes);
+    EXPECT_GE(state.result.lower_bound_bytes, start_bound);
+    EXPECT_LE(state.result.lower_bound_bytes, state.result.peak_bytes);
+  }
+}
+
+std::string SearchName(const ::testing::TestParamInfo<Search>& search) {
+  return search.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EverySearch, OrderSearchConformanceTest,
+    ::testing::Values(
+        Search{"heuristics", HeuristicSearch}, Search{"pieces", PieceSearch},
+        Search{"lifetime_ilp", LifetimeIlpSearch}, Search{"local", LocalOrderSearch},
+        Search{"bound_raising", [] { return RaisingTheBound(LocalOrderSearch()); }},
+        Search{"share", [] { return WithShare(0.5, PieceSearch()); }},
+        Search{"updates_rule_fallback",
+               [] { return UpdatesRuleFallback(HeuristicSearch()); }}),
+    SearchName);
 
 }  // namespace
 }  // namespace olla
