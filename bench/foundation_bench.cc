@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "olla/analysis/lower_bounds.h"
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 #include "olla/io/graph_json.h"
 #include "olla/simulation/eager_report.h"
 

@@ -1,5 +1,5 @@
 """Hard synthetic graphs: `olla schedule` on the shapes whose eager order is far from
-optimal (`olla generate --shape`, src/olla/graph/hard_graphs.h), at 1k, 10k and 100k
+optimal (`olla generate --shape`, src/olla/generators/hard_graphs.h), at 1k, 10k and 100k
 ops, each order checked by `olla check`; and a 1,000,000-op mixture loaded, scheduled
 with the heuristics (`--method greedy`) and checked. Writes bench/results/synthetic.md.
 
@@ -88,7 +88,7 @@ def main():
         f"noisy: seconds are wall clock of "
         f"the whole command, loading and writing included.",
         "",
-        "The shapes (src/olla/graph/hard_graphs.h): *multi-branch* inception-like blocks "
+        "The shapes (src/olla/generators/hard_graphs.h): *multi-branch* inception-like blocks "
         "listed breadth first; *unet* stacked hourglasses whose skip projections run in "
         "the encoder; *transformer* blocks with a projection, scores and softmax per "
         "head, listed stage by stage across the heads; *layered* random layered DAGs "

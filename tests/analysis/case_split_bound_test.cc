@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "olla/analysis/min_cut_bound.h"
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 
 #include "reference.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "olla/analysis/timeline.h"
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 
 #include "graph_builder.h"
 #include "reference.h"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "olla/analysis/lower_bounds.h"
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 
 #include "graph_builder.h"
 #include "reference.h"

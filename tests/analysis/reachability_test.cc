@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 
 #include "reference.h"
 

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 
 namespace olla {
 namespace {

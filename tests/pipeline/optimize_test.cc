@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 #include "olla/io/graph_json.h"
 #include "olla/io/plan_json.h"
 

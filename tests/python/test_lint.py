@@ -6,7 +6,8 @@ import sys
 
 from conftest import ROOT
 
-SOURCES = ["python", "tests/python", "scripts/capture-zoo", "bench/capture_peaks.py",
+SOURCES = ["python", "tests/python", "scripts/capture-zoo", "scripts/layers",
+           "scripts/check-no-wall-clock", "bench/capture_peaks.py", "bench/compare_torch.py",
            "bench/random_placement.py", "bench/schedule.py", "bench/zoo.py", "bench/scale.py",
            "examples"]
 

@@ -16,7 +16,7 @@
 
 #include "olla/analysis/lower_bounds.h"
 #include "olla/analysis/topology.h"
-#include "olla/graph/generated.h"
+#include "olla/generators/generated.h"
 #include "olla/schedule/memory_state.h"
 #include "olla/schedule/order_search.h"
 #include "olla/schedule/order_searches.h"

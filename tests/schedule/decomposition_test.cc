@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "olla/analysis/lower_bounds.h"
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 #include "olla/schedule/executor.h"
 #include "olla/schedule/piecewise.h"
 

@@ -1,5 +1,6 @@
-// Random scheduling problems for the schedule tests: random DAGs (graph/synthetic.h),
-// optionally with some ops turned into optimizer updates, and random valid orders.
+// Random scheduling problems for the schedule tests: random DAGs
+// (generators/synthetic.h), optionally with some ops turned into optimizer updates, and
+// random valid orders.
 #pragma once
 
 #include <algorithm>
@@ -7,9 +8,9 @@
 #include <random>
 #include <vector>
 
+#include "olla/generators/synthetic.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
-#include "olla/graph/synthetic.h"
 
 namespace olla::testing {
 

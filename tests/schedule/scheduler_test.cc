@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "olla/analysis/topology.h"
-#include "olla/graph/generated.h"
-#include "olla/graph/synthetic.h"
+#include "olla/generators/generated.h"
+#include "olla/generators/synthetic.h"
 #include "olla/io/graph_json.h"
 #include "olla/schedule/heuristics.h"
 #include "olla/schedule/memory_state.h"
@@ -87,8 +87,8 @@ TEST(SchedulerTest, DpEqualsBruteForceUnderTheUpdatesRule) {
   EXPECT_LT(dropped, 61);
 }
 
-// The generators meant to be hard (graph/hard_graphs.h): each eager order is far from
-// what the schedule finds, and all but the layered DAGs are proven optimal.
+// The generators meant to be hard (generators/hard_graphs.h): each eager order is far
+// from what the schedule finds, and all but the layered DAGs are proven optimal.
 TEST(SchedulerTest, HardShapesAreFarFromTheirEagerOrder) {
   const std::vector<std::pair<std::string, double>> shapes = {
       {"multi-branch", 0.5}, {"unet", 0.8}, {"transformer", 0.8}, {"mixture", 0.6}};

@@ -7,7 +7,7 @@
 
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 
 #include "graph_builder.h"
 

@@ -1,6 +1,6 @@
-// olla generate: writes a synthetic graph (graph/generated.h), for trying olla and for
-// benchmarks at scales no captured model reaches: a training step, or one of the
-// shapes whose eager order is far from optimal (graph/hard_graphs.h).
+// olla generate: writes a synthetic graph (generators/generated.h), for trying olla and
+// for benchmarks at scales no captured model reaches: a training step, or one of the
+// shapes whose eager order is far from optimal (generators/hard_graphs.h).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,7 +8,7 @@
 #include "olla/cli/commands.h"
 #include "olla/cli/exit_codes.h"
 #include "olla/cli/numbers.h"
-#include "olla/graph/generated.h"
+#include "olla/generators/generated.h"
 #include "olla/io/graph_json.h"
 
 namespace olla::cli {
@@ -44,13 +44,14 @@ void AddGenerateCommand(CLI::App& app, int& exit_code) {
   command->add_option("--seed", options->seed, "Random seed (0 to 2^63-1)")
       ->check(IntegerIn(0, INT64_MAX));
   command
-      ->add_option("--shape", options->shape,
-                   "training: the training step above, whose eager order is already "
-                   "optimal; forward passes whose eager order is far from optimal "
-                   "(graph/hard_graphs.h): multi-branch (inception-like blocks listed "
-                   "breadth first), unet (stacked hourglasses with long skips), "
-                   "transformer (blocks with a tensor per head), layered (random "
-                   "layered DAGs), mixture (units of the four at random)")
+      ->add_option(
+          "--shape", options->shape,
+          "training: the training step above, whose eager order is already "
+          "optimal; forward passes whose eager order is far from optimal "
+          "(generators/hard_graphs.h): multi-branch (inception-like blocks listed "
+          "breadth first), unet (stacked hourglasses with long skips), "
+          "transformer (blocks with a tensor per head), layered (random "
+          "layered DAGs), mixture (units of the four at random)")
       ->check(CLI::IsMember(
           std::vector<std::string>(kGeneratedShapes.begin(), kGeneratedShapes.end())))
       ->capture_default_str();

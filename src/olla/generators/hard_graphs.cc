@@ -1,11 +1,11 @@
-#include "olla/graph/hard_graphs.h"
+#include "olla/generators/hard_graphs.h"
 
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "olla/graph/synthetic_builder.h"
+#include "olla/generators/synthetic_builder.h"
 
 namespace olla {
 namespace {

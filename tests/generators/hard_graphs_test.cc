@@ -1,8 +1,8 @@
-#include "olla/graph/hard_graphs.h"
+#include "olla/generators/hard_graphs.h"
 
 #include <gtest/gtest.h>
 
-#include "olla/graph/generated.h"
+#include "olla/generators/generated.h"
 
 namespace olla {
 namespace {

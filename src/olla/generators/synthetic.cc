@@ -1,4 +1,4 @@
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 
 #include <algorithm>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "olla/graph/synthetic_builder.h"
+#include "olla/generators/synthetic_builder.h"
 
 namespace olla {
 

@@ -1,10 +1,10 @@
-#include "olla/graph/generated.h"
+#include "olla/generators/generated.h"
 
 #include <algorithm>
 #include <string>
 
-#include "olla/graph/hard_graphs.h"
-#include "olla/graph/synthetic.h"
+#include "olla/generators/hard_graphs.h"
+#include "olla/generators/synthetic.h"
 
 namespace olla {
 namespace {

@@ -1,4 +1,4 @@
-#include "olla/graph/synthetic.h"
+#include "olla/generators/synthetic.h"
 
 #include <gtest/gtest.h>
 
