@@ -6,7 +6,7 @@ import sys
 
 from conftest import ROOT
 
-SOURCES = ["python", "tests/python", "scripts/capture-zoo", "scripts/layers",
+SOURCES = ["python", "tests/python", "scripts/capture-zoo", "scripts/layers", "scripts/walk-option",
            "scripts/check-no-wall-clock", "bench/capture_peaks.py", "bench/compare_torch.py",
            "bench/random_placement.py", "bench/schedule.py", "bench/zoo.py", "bench/scale.py",
            "examples"]

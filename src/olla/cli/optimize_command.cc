@@ -37,7 +37,7 @@ int RunOptimize(const OptimizeCommandOptions& command) {
   if (!job.ok()) return ReportError(job.status());
   const Graph& graph = job->graph;
   const OptimizeResult& result = job->result;
-  if (result.fits() && !command.output_path.empty()) {
+  if (result.conclusion == Conclusion::kPlanned && !command.output_path.empty()) {
     if (Status status = SavePlan(graph, *result.plan, command.output_path);
         !status.ok()) {
       return ReportError(status);

@@ -106,8 +106,10 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
                       r.recompute_floor->complete ? "" : ", cut short by the limit");
     }
     rows.push_back(
-        {"memory budget", fmt::format("{}: {}{}", FormatBytes(*r.memory_budget),
-                                      r.fits() ? "fits" : "does not fit", floor)});
+        {"memory budget",
+         fmt::format("{}: {}{}", FormatBytes(*r.memory_budget),
+                     r.conclusion == Conclusion::kPlanned ? "fits" : "does not fit",
+                     floor)});
   }
   if (r.recompute) {
     const RecomputeReport& re = *r.recompute;
@@ -201,7 +203,7 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& original,
   if (r.unrefined_arena_bytes) json["unrefined_arena_bytes"] = *r.unrefined_arena_bytes;
   if (r.memory_budget) {
     json["memory_budget"] = *r.memory_budget;
-    json["fits"] = r.fits();
+    json["fits"] = r.conclusion == Conclusion::kPlanned;
     json["conclusion"] = ConclusionName(r.conclusion);
     if (!r.reason.empty()) json["reason"] = r.reason;
   }
