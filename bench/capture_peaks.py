@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT / "python"))
 
 import torch  # noqa: E402
 
-from olla.capture import capture_training_step, save, verify, zoo  # noqa: E402
+from olla import zoo  # noqa: E402
+from olla.capture import capture_training_step, save, verify  # noqa: E402
 
 BATCH = 32
 

@@ -66,7 +66,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 import olla  # noqa: E402
 import olla.torch as olla_torch  # noqa: E402
-from olla.capture import zoo  # noqa: E402
+from olla import zoo  # noqa: E402
 from olla.torch import arena as arenas  # noqa: E402
 from olla.torch.memory import resident_peak_bytes  # noqa: E402
 

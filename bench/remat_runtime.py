@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 import olla  # noqa: E402
 import olla.torch as olla_torch  # noqa: E402
-from olla.capture import zoo  # noqa: E402
+from olla import zoo  # noqa: E402
 from olla.torch.memory import eager_step  # noqa: E402
 
 from machine import machine  # noqa: E402

@@ -10,7 +10,7 @@ import signal
 import sys
 import time
 
-from . import zoo
+from .. import zoo
 from .graph import save
 from .optimizers import OPTIMIZERS
 from .step import MODES, capture_training_step

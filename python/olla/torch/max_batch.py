@@ -10,7 +10,7 @@ import json
 import signal
 import sys
 
-from ..capture import zoo
+from .. import zoo
 from .batch import max_batch_size, parse_bytes
 
 

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 # The zoo's pre-norm GPT-2 block (causal attention, GELU MLP).
-from olla.capture.zoo import _DecoderBlock as Block
+from olla.zoo import _DecoderBlock as Block
 
 
 class TinyGPT(nn.Module):
