@@ -109,9 +109,8 @@ TEST_P(OrderSearchConformanceTest, NeverWorsensItsStartAndKeepsItsBoundSound) {
     const std::vector<int64_t> forced_live = ComputeForcedLive(c.graph, Budget()).bytes;
     const SearchContext context(model, options.rules, forced_live, options);
     SearchState state;
-    ScoredOrder start = EagerSchedule(model, options.rules);
-    state.result.order = start.order;
-    state.result.peak_bytes = start.peak_bytes;
+    const ScoredOrder start = EagerSchedule(model, options.rules);
+    state.StartFrom(start);
     state.result.eager_peak_bytes = PeakOf(model, EagerOrder(c.graph));
     state.result.lower_bound_bytes =
         *std::max_element(forced_live.begin(), forced_live.end());

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "olla/core/budget.h"
@@ -59,6 +60,13 @@ struct SearchState {
   Order bound_raised_at;
 
   bool settled() const { return result.peak_bytes <= result.lower_bound_bytes; }
+  // Makes `start` the best order, and the best heuristic (the eager order under the
+  // rules is one).
+  void StartFrom(ScoredOrder start) {
+    result.best_heuristic = result.method = start.method;
+    result.best_heuristic_peak_bytes = result.peak_bytes = start.peak_bytes;
+    result.order = std::move(start.order);
+  }
   // Keeps `order` if it peaks lower than the best so far.
   void Offer(const std::string& method, Order order, int64_t peak_bytes) {
     if (peak_bytes >= result.peak_bytes) return;

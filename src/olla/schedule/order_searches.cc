@@ -14,11 +14,7 @@ class Heuristics : public OrderSearch {
   void Improve(const SearchContext& context, SearchState& state,
                const Budget& budget) const override {
     if (budget.OutOfTime()) return;
-    ScoredOrder best = BestHeuristic(context.model(), context.rules(), budget);
-    ScheduleResult& result = state.result;
-    result.best_heuristic = result.method = best.method;
-    result.best_heuristic_peak_bytes = result.peak_bytes = best.peak_bytes;
-    result.order = std::move(best.order);
+    state.StartFrom(BestHeuristic(context.model(), context.rules(), budget));
   }
 };
 

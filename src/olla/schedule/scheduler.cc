@@ -44,10 +44,7 @@ ScheduleResult ScheduleGraph(const Graph& graph, const ScheduleOptions& options,
   SearchState state;
   ScheduleResult& result = state.result;
   result.eager_peak_bytes = PeakOf(model, EagerOrder(graph));
-  ScoredOrder start = EagerSchedule(model, options.rules);
-  result.best_heuristic = result.method = start.method;
-  result.best_heuristic_peak_bytes = result.peak_bytes = start.peak_bytes;
-  result.order = std::move(start.order);
+  state.StartFrom(EagerSchedule(model, options.rules));
   // The forced-live set contains each op's own footprint, so its largest value is the
   // graph's bound (lower_bounds.h); the exact search prunes with the values per op.
   OLLA_CHECK(options.forced_live.empty() ||

@@ -95,10 +95,7 @@ class WithoutCostlyUpdatesRule : public OrderSearch {
     free_updates.updates_asap = false;
     const SearchContext without(context.model(), free_updates, context.forced_live(),
                                 context.options());
-    ScoredOrder start = EagerSchedule(context.model(), free_updates);
-    result.best_heuristic = result.method = start.method;
-    result.best_heuristic_peak_bytes = result.peak_bytes = start.peak_bytes;
-    result.order = std::move(start.order);
+    state.StartFrom(EagerSchedule(context.model(), free_updates));
     result.updates_rule_dropped = true;
     inner_->Improve(without, state, budget);
   }
