@@ -162,7 +162,7 @@ TEST(CliTest, OptimizeBudgetRecomputesAndCheckAcceptsThePlan) {
   // Work stops it; the time limit is far away (ASan under load is slow).
   const std::string budget = " --memory-budget 900000000 --time-limit 3600 ";
   const CliResult fit =
-      RunOlla("optimize " + graph + budget + "--work-limit 200000 -o " + plan);
+      RunOlla("optimize " + graph + budget + "--work-limit 4000 -o " + plan);
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   EXPECT_THAT(fit.out, HasSubstr("memory budget     900000000 B (858.3 MiB): fits"));
   EXPECT_THAT(fit.out, HasSubstr("ops run twice"));

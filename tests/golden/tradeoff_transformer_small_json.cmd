@@ -1,1 +1,1 @@
-tradeoff models/transformer_small.train.b32.json.gz --points 3 --work-limit 400000 --time-limit 3600 --json
+tradeoff models/transformer_small.train.b32.json.gz --points 3 --work-limit 20000 --time-limit 3600 --json

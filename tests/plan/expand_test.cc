@@ -78,6 +78,38 @@ TEST(ExpandGraphTest, AFeederRunsBeforeTheRecomputationItFeeds) {
   EXPECT_THAT(expanded.graph.op(fed).uses, ::testing::Contains(feeder_copy));
 }
 
+// forward[1] run twice: once for backward[2], once for forward[2]'s recomputation, so
+// that neither copy waits for the other's reader.
+TEST(ExpandGraphTest, AnOpRunsAgainOnceForEachGroupOfReaders) {
+  const testing::TrainingChain chain = testing::MakeTrainingChain(3, 100);
+  const Graph graph = chain.builder.Build();
+  std::vector<Recomputation> recompute = FeederAndFed(chain, graph);
+  Recomputation second = recompute[0];
+  recompute[0].feeds.clear();
+  second.serves.clear();
+  recompute.insert(recompute.begin() + 1, second);
+  recompute[1].feeds = {2};
+  AssignRecomputeIds(graph, recompute);
+  const ExpandedGraph expanded = *ExpandGraph(graph, recompute);
+  const Graph& g = expanded.graph;
+  ASSERT_EQ(g.num_ops(), graph.num_ops() + 3);
+  const OpId for_backward = expanded.recompute_op[0];
+  const OpId for_run = expanded.recompute_op[1];
+  const OpId fed = expanded.recompute_op[2];
+  const BufferId first_copy = g.op(for_backward).allocates[0];
+  const BufferId second_copy = g.op(for_run).allocates[0];
+  EXPECT_NE(first_copy, second_copy);
+  EXPECT_EQ(expanded.source_buffer[first_copy.index()], chain.activations[2]);
+  EXPECT_EQ(expanded.source_buffer[second_copy.index()], chain.activations[2]);
+  const OpId served = expanded.expanded_op[chain.backward[2].index()];
+  EXPECT_THAT(g.op(served).uses, ::testing::Contains(first_copy));
+  EXPECT_THAT(g.op(fed).uses, ::testing::Contains(second_copy));
+  EXPECT_THAT(g.op(fed).uses, ::testing::Not(::testing::Contains(first_copy)));
+  // Each run just before what reads it.
+  EXPECT_EQ(for_run.value() + 1, fed.value());
+  EXPECT_EQ(for_backward.value() + 1, served.value());
+}
+
 // The runtime's reading of a plan: each entry's op, the run it is, its copies, and
 // whose copies it reads (a fed recomputation reads its feeder's).
 TEST(PlanStepsTest, NameTheRunsTheirCopiesAndTheirReaders) {
@@ -160,10 +192,11 @@ TEST(ExpandGraphTest, RejectsMalformedRecomputations) {
   auto error = [&](std::vector<Recomputation> recompute) {
     return ExpandGraph(graph, recompute).status().message();
   };
-  Recomputation twice = good;
+  Recomputation twice = good;  // A second run of the op for the same reader.
   twice.file_id += 1;
   twice.copy_ids = {good.copy_ids[0] + 1};
-  EXPECT_THAT(error({good, twice}), HasSubstr("recomputed twice"));
+  EXPECT_THAT(error({good, twice}),
+              HasSubstr("which recompute[0] of the same op serves too"));
   Recomputation stranger = good;
   stranger.serves = {chain.backward[0]};  // Reads a0 and a gradient, not a2.
   EXPECT_THAT(error({stranger}), HasSubstr("does not read its outputs"));

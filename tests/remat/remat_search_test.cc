@@ -99,13 +99,13 @@ TEST(RematerializeTest, FitsGpt2InTwoThirdsOfItsPeakDeterministically) {
   RematOptions options;
   options.target_bytes = target;
   const RematResult first =
-      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(3000));
   EXPECT_TRUE(first.reached) << first.peak_bytes << " of " << peak;
   const PlanCheck check = Check(graph, first);
   ASSERT_TRUE(check.valid) << check.error;
   EXPECT_LE(check.peak_live_bytes, target);
   const RematResult second =
-      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(3000));
   EXPECT_EQ(first.order, second.order);
   ASSERT_EQ(first.recompute.size(), second.recompute.size());
   for (size_t i = 0; i < first.recompute.size(); ++i) {

@@ -12,6 +12,7 @@
 #include "olla/pipeline/arena.h"
 #include "olla/pipeline/option_table.h"
 #include "olla/placement/place.h"
+#include "olla/remat/added_cost_bound.h"
 #include "olla/remat/cost.h"
 #include "olla/remat/recompute_floor.h"
 #include "olla/remat/remat_search.h"
@@ -78,9 +79,12 @@ void Conclude(const Graph& graph, OptimizeResult& result) {
     result.reason = fmt::format(
         "no plan within {} bytes found: the smallest arena found is {} bytes, "
         "recomputing {} ops (order and placement alone need at least {} bytes; no plan, "
-        "recomputing or not, needs less than {} bytes)",
+        "recomputing or not, needs less than {} bytes{})",
         budget, result.arena_bytes(), result.recompute->recomputed_ops,
-        result.lower_bound_bytes(), result.recompute_floor->bytes);
+        result.lower_bound_bytes(), result.recompute_floor->bytes,
+        result.recompute->order_reaches
+            ? ""
+            : "; on the order searched, no recomputation frees enough at some step");
     return;
   }
   result.reason = fmt::format(
@@ -97,6 +101,19 @@ Status ValidateOptions(const OptimizeOptions& options) {
   return CheckOptionValues(request);
 }
 
+// Whether `order` (of the expansion) runs the graph's ops as `base` does: where it
+// does, remat/added_cost_bound.h's bound applies to its plan.
+bool KeepsOrder(const ExpandedGraph& expanded, const Order& order, const Order& base) {
+  size_t next = 0;
+  for (OpId e : order.ops) {
+    if (expanded.is_recomputation(e)) continue;
+    if (next == base.ops.size() || expanded.source_op[e.index()] != base.ops[next])
+      return false;
+    ++next;
+  }
+  return next == base.ops.size();
+}
+
 // The budget's shares, one table: the fraction of what is left when a stage starts that
 // the stage may take (what a search leaves unspent goes to the stages after it).
 namespace share {
@@ -105,7 +122,8 @@ constexpr double kRecomputeFloor = 0.1;        // With a budget recomputation ma
 constexpr double kSchedule = 0.5;              // The order; placement gets the rest...
 constexpr double kPlaceBeforeRefine = 0.5;     // ...half, with the joint ILP to follow;
 constexpr double kPlaceBeforeRecompute = 0.1;  // a tenth, when the order cannot fit.
-constexpr double kRecomputeSearch = 0.7;       // Each recomputation round's search...
+constexpr double kRecomputeBound = 0.1;        // The bound on added compute,
+constexpr double kRecomputeSearch = 0.7;       // each recomputation round's search...
 constexpr double kRecomputePlace = 0.5;        // ...and its placement.
 }  // namespace share
 
@@ -254,11 +272,15 @@ class Recipe {
     // a peak at the target is an arena at it.
     const std::optional<Graph> rounded = RoundSizes(graph_, options_.alignment);
     const Graph& searched = rounded ? *rounded : graph_;
+    const AddedCostBound bound = BoundAddedCost(searched, base, memory_budget,
+                                                budget_.Split(share::kRecomputeBound));
+    report.order_reaches = bound.reachable;
     int64_t target = memory_budget;
     constexpr int kRounds = 4;
     for (int round = 0; round < kRounds && !budget_.Exhausted(); ++round) {
       RematOptions remat;
       remat.target_bytes = target;
+      if (bound.reachable) remat.cost_floor = bound.cost;
       RematResult found =
           Rematerialize(searched, base, remat, budget_.Split(share::kRecomputeSearch));
       report.measurements += found.measurements;
@@ -276,10 +298,21 @@ class Recipe {
         plan.recompute = found.recompute;
         result_.placement = std::move(placed.placement);
         result_.rounded_peak_bytes = arena.least_bytes;
-        report.recomputed_ops = static_cast<int32_t>(found.recompute.size());
+        report.runs = static_cast<int32_t>(found.recompute.size());
+        std::vector<OpId> ops;
         report.added_cost = 0;
-        for (const Recomputation& r : found.recompute)
+        for (const Recomputation& r : found.recompute) {
           report.added_cost += OpCost(graph_, r.op);
+          ops.push_back(r.op);
+        }
+        std::sort(ops.begin(), ops.end());
+        report.recomputed_ops =
+            static_cast<int32_t>(std::unique(ops.begin(), ops.end()) - ops.begin());
+        const bool kept_order = KeepsOrder(expanded, plan.order, base);
+        report.added_cost_bound = bound.reachable && kept_order
+                                      ? std::optional<int64_t>(bound.cost)
+                                      : std::nullopt;
+        report.bound_optimal = bound.proven_optimal;
         result_.expanded = std::move(expanded);
       }
       if (plan.arena_bytes <= memory_budget || !found.reached) break;

@@ -91,16 +91,23 @@ struct StageReport {
 // What recomputation did (budget mode), in remat/cost.h's units.
 struct RecomputeReport {
   int32_t recomputed_ops = 0;
-  int64_t added_cost = 0;     // The recomputed ops' cost.
+  int32_t runs = 0;           // Of those ops: one, or one for each group of readers.
+  int64_t added_cost = 0;     // The runs' cost.
   int64_t step_cost = 0;      // The whole step's, without recomputation.
   int64_t arena_without = 0;  // The arena before recomputing.
   int32_t measurements = 0;   // Choices the search measured.
   bool reached = false;       // The arena fits the budget.
+  // No plan that keeps the searched order of the graph's ops adds less
+  // (remat/added_cost_bound.h); absent when the plan's order is another.
+  std::optional<int64_t> added_cost_bound;
+  bool bound_optimal = false;  // The bound is its covering problem's optimum.
+  // False: on the searched order no plan reaches the budget (the bound's proof).
+  bool order_reaches = true;
 
-  double added_fraction() const {
-    return step_cost > 0
-               ? static_cast<double>(added_cost) / static_cast<double>(step_cost)
-               : 0.0;
+  double added_fraction() const { return FractionOfStep(added_cost); }
+  double FractionOfStep(int64_t cost) const {
+    return step_cost > 0 ? static_cast<double>(cost) / static_cast<double>(step_cost)
+                         : 0.0;
   }
 };
 

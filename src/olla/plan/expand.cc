@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <queue>
 #include <string>
 #include <tuple>
@@ -33,19 +35,21 @@ Status Validate(const Graph& graph, std::span<const Recomputation> recompute) {
   std::unordered_set<int64_t> op_ids, buffer_ids;
   for (const Op& op : graph.ops()) op_ids.insert(op.file_id);
   for (const Buffer& buffer : graph.buffers()) buffer_ids.insert(buffer.file_id);
-  std::vector<int32_t> recomputed(static_cast<size_t>(graph.num_ops()), -1);
+  // (op, reader) -> the run of that op the reader reads: an op may run again more than
+  // once, for different readers, but a reader reads one run's copies of an op's outputs.
+  // Readers: graph ops by their index, runs by -1 - their index.
+  std::map<std::pair<int32_t, int64_t>, size_t> run_read_by;
+  auto read_once = [&](size_t i, int64_t reader) -> std::optional<size_t> {
+    const auto [at, fresh] =
+        run_read_by.try_emplace({recompute[i].op.value(), reader}, i);
+    if (fresh) return std::nullopt;
+    return at->second;
+  };
   for (size_t i = 0; i < recompute.size(); ++i) {
     const Recomputation& r = recompute[i];
     if (!r.op.valid() || r.op.value() >= graph.num_ops())
       return InvalidInput(fmt::format("recompute[{}]: no such op", i));
     const std::string name = Name(graph, recompute, i);
-    if (recomputed[r.op.index()] >= 0) {
-      return InvalidInput(
-          fmt::format("{}: the op is recomputed twice (also by "
-                      "recompute[{}])",
-                      name, recomputed[r.op.index()]));
-    }
-    recomputed[r.op.index()] = static_cast<int32_t>(i);
     const std::string refusal = RecomputeRefusal(graph, r.op);
     if (!refusal.empty())
       return InvalidInput(fmt::format("{}: cannot be recomputed: {}", name, refusal));
@@ -73,6 +77,12 @@ Status Validate(const Graph& graph, std::span<const Recomputation> recompute) {
                         "(or is listed twice)",
                         name, graph.Describe(user)));
       }
+      if (const std::optional<size_t> other = read_once(i, user.value())) {
+        return InvalidInput(
+            fmt::format("{}: serves {}, which recompute[{}] of the same op "
+                        "serves too",
+                        name, graph.Describe(user), *other));
+      }
     }
     std::unordered_set<int32_t> fed;
     for (int32_t j : r.feeds) {
@@ -85,6 +95,12 @@ Status Validate(const Graph& graph, std::span<const Recomputation> recompute) {
             "{}: feeds recompute[{}], which does not read its outputs (or is listed "
             "twice)",
             name, j));
+      }
+      if (const std::optional<size_t> other = read_once(i, -1 - int64_t{j})) {
+        return InvalidInput(
+            fmt::format("{}: feeds recompute[{}], which recompute[{}] of the same op "
+                        "feeds too",
+                        name, j, *other));
       }
     }
   }

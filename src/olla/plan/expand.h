@@ -20,9 +20,14 @@
 // ops are renumbered into an eager order that runs each recomputation just before the
 // first op that reads its copies.
 //
+// An op may run again more than once, each run for its own readers (a copy per group
+// of distant readers frees the bytes between the groups); no reader reads two runs of
+// one op.
+//
 // Refused (recompute_rules.h): ops that draw random numbers, write in place, allocate
-// nothing, or whose outputs something writes in place (an in-place op's victim); an op
-// recomputed twice; a served op that reads none of the op's outputs.
+// nothing, or whose outputs something writes in place (an in-place op's victim); a
+// reader served or fed by two runs of one op; a served op that reads none of the op's
+// outputs.
 #pragma once
 
 #include <optional>

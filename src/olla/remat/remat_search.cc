@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <random>
+#include <tuple>
 #include <utility>
 
 #include "olla/analysis/lifetimes.h"
@@ -10,9 +12,22 @@
 #include "olla/plan/expand.h"
 #include "olla/plan/recompute_rules.h"
 #include "olla/remat/cost.h"
+#include "olla/remat/recomputable.h"
 
 namespace olla {
 namespace {
+
+// What the search does with a buffer: keeps it, drops it after its forward uses with
+// one copy made again for every backward reader, or with a copy for each reader.
+constexpr char kKept = 0;
+constexpr char kOneCopy = 1;
+constexpr char kCopyPerReader = 2;
+
+template <typename T>
+void Unique(std::vector<T>& values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+}
 
 // One set of dropped buffers, expanded and measured.
 struct Measurement {
@@ -28,100 +43,72 @@ struct Measurement {
 class Search {
  public:
   Search(const Graph& graph, const Order& order, const RematOptions& options)
-      : graph_(graph), order_(order), options_(options) {
-    const auto ops = static_cast<size_t>(graph.num_ops());
-    cost_.resize(ops);
-    recomputable_.resize(ops);
-    for (int32_t o = 0; o < graph.num_ops(); ++o) {
+      : graph_(graph),
+        order_(order),
+        options_(options),
+        buffers_(FindRecomputableBuffers(graph)) {
+    cost_.resize(static_cast<size_t>(graph.num_ops()));
+    for (int32_t o = 0; o < graph.num_ops(); ++o)
       cost_[static_cast<size_t>(o)] = OpCost(graph, OpId(o));
-      recomputable_[static_cast<size_t>(o)] =
-          graph.op(OpId(o)).phase == Phase::kForward &&
-          RecomputeRefusal(graph, OpId(o)).empty();
-    }
-    copyable_.resize(static_cast<size_t>(graph.num_buffers()));
-    droppable_.resize(static_cast<size_t>(graph.num_buffers()));
-    backward_users_.resize(static_cast<size_t>(graph.num_buffers()));
-    for (int32_t b = 0; b < graph.num_buffers(); ++b) {
-      for (OpId user : graph.users(BufferId(b))) {
-        if (graph.op(user).phase == Phase::kBackward)
-          backward_users_[static_cast<size_t>(b)].push_back(user);
-      }
-      const Buffer& buffer = graph.buffer(BufferId(b));
-      const OpId producer = graph.producer(BufferId(b));
-      copyable_[static_cast<size_t>(b)] = !buffer.persistent && !buffer.output &&
-                                          producer.valid() &&
-                                          recomputable_[producer.index()];
-      droppable_[static_cast<size_t>(b)] = copyable_[static_cast<size_t>(b)] &&
-                                           buffer.size > 0 &&
-                                           !BackwardUsers(BufferId(b)).empty();
-    }
   }
 
-  // Its users in the backward pass, in eager order (computed once: every measurement
-  // reads them).
+  // Its users in the backward pass, in eager order.
   const std::vector<OpId>& BackwardUsers(BufferId b) const {
-    return backward_users_[b.index()];
+    return buffers_.backward_users[b.index()];
   }
 
   // Its producer may run again to make a copy (for a recomputation that reads it).
-  bool copyable(BufferId b) const { return copyable_[b.index()]; }
+  bool copyable(BufferId b) const { return buffers_.copyable[b.index()]; }
   // Copyable, and read again in the backward pass: dropping it can free bytes.
-  bool droppable(BufferId b) const { return droppable_[b.index()]; }
+  bool droppable(BufferId b) const { return buffers_.droppable[b.index()]; }
   int64_t cost(OpId op) const { return cost_[op.index()]; }
 
-  // The recomputations that drop `dropped`: one per producer, serving the backward
-  // users of its dropped outputs and feeding the recomputations that read them.
+  // The recomputations that drop `dropped` (dropped[b]: kKept, kOneCopy or
+  // kCopyPerReader, its producer's mode when any of its outputs asks for a copy per
+  // reader). A run of an op serves the backward users of its dropped outputs and feeds
+  // the runs that read them: one run for all of them, or one for each. An op whose copies
+  // nothing would read runs no more (a chain's input whose reader was given back).
   std::vector<Recomputation> Recomputations(const std::vector<char>& dropped) const {
-    std::vector<int32_t> index(static_cast<size_t>(graph_.num_ops()), -1);
-    std::vector<Recomputation> recompute;
-    for (int32_t o = 0; o < graph_.num_ops(); ++o) {
+    // From the last op back (ids are topological, and a run reads only earlier ops'
+    // outputs), so that every run that reads an op's copies exists when its are made.
+    std::vector<Recomputation> runs;
+    std::vector<std::vector<int32_t>> runs_of(static_cast<size_t>(graph_.num_ops()));
+    for (int32_t o = graph_.num_ops() - 1; o >= 0; --o) {
       const Op& op = graph_.op(OpId(o));
-      if (std::none_of(op.allocates.begin(), op.allocates.end(),
-                       [&](BufferId b) { return dropped[b.index()]; }))
-        continue;
       std::vector<OpId> serves;
+      std::vector<int32_t> feeds;
+      bool per_reader = false;
       for (BufferId b : op.allocates) {
-        if (!dropped[b.index()]) continue;
+        if (dropped[b.index()] == kKept) continue;
+        per_reader = per_reader || dropped[b.index()] == kCopyPerReader;
         for (OpId user : BackwardUsers(b)) serves.push_back(user);
-      }
-      std::sort(serves.begin(), serves.end());
-      serves.erase(std::unique(serves.begin(), serves.end()), serves.end());
-      index[static_cast<size_t>(o)] = static_cast<int32_t>(recompute.size());
-      recompute.push_back({OpId(o), std::move(serves), {}, 0, {}});
-    }
-    for (size_t j = 0; j < recompute.size(); ++j) {
-      std::vector<int32_t> feeders;
-      for (BufferId input : graph_.op(recompute[j].op).uses) {
-        const OpId producer = graph_.producer(input);
-        if (dropped[input.index()] && producer.valid() && index[producer.index()] >= 0)
-          feeders.push_back(index[producer.index()]);
-      }
-      std::sort(feeders.begin(), feeders.end());
-      feeders.erase(std::unique(feeders.begin(), feeders.end()), feeders.end());
-      for (int32_t i : feeders)
-        recompute[static_cast<size_t>(i)].feeds.push_back(static_cast<int32_t>(j));
-    }
-    // A copy nothing reads (its reader's recomputation was given back) is no help.
-    const size_t before = recompute.size();
-    recompute.erase(std::remove_if(recompute.begin(), recompute.end(),
-                                   [](const Recomputation& r) {
-                                     return r.serves.empty() && r.feeds.empty();
-                                   }),
-                    recompute.end());
-    if (recompute.size() != before) {
-      std::vector<char> kept = dropped;
-      for (int32_t o = 0; o < graph_.num_ops(); ++o) {
-        const bool still =
-            std::any_of(recompute.begin(), recompute.end(),
-                        [&](const Recomputation& r) { return r.op == OpId(o); });
-        if (!still) {
-          for (BufferId b : graph_.op(OpId(o)).allocates) kept[b.index()] = 0;
+        for (OpId user : graph_.users(b)) {
+          for (int32_t run : runs_of[user.index()]) feeds.push_back(run);
         }
       }
-      return Recomputations(kept);
+      Unique(serves);
+      Unique(feeds);
+      auto add = [&](std::vector<OpId> s, std::vector<int32_t> f) {
+        runs_of[static_cast<size_t>(o)].push_back(static_cast<int32_t>(runs.size()));
+        runs.push_back({OpId(o), std::move(s), std::move(f), 0, {}});
+      };
+      if (!per_reader) {
+        if (!serves.empty() || !feeds.empty()) add(std::move(serves), std::move(feeds));
+        continue;
+      }
+      // Latest reader first, so that the runs of one op end up in reader order.
+      for (auto run = feeds.rbegin(); run != feeds.rend(); ++run) add({}, {*run});
+      for (auto user = serves.rbegin(); user != serves.rend(); ++user) add({*user}, {});
     }
-    AssignRecomputeIds(graph_, recompute);
-    return recompute;
+    // Made last op first; run in op order: index i becomes last - i.
+    std::reverse(runs.begin(), runs.end());
+    const auto last = static_cast<int32_t>(runs.size()) - 1;
+    for (Recomputation& r : runs) {
+      for (int32_t& j : r.feeds) j = last - j;
+      std::sort(r.feeds.begin(), r.feeds.end());
+    }
+    AssignRecomputeIds(graph_, runs);
+    return runs;
   }
 
   // Expands, orders (each recomputation just before its first reader in the given
@@ -134,7 +121,12 @@ class Search {
     m.expanded = std::move(expanded).value();
     const Graph& g = m.expanded->graph;
     std::vector<char> emitted(static_cast<size_t>(g.num_ops()), 0);
-    std::vector<std::pair<OpId, size_t>> stack;
+    struct Frame {
+      OpId op;
+      std::vector<OpId> before;  // Its pending predecessors, longest chain first.
+      size_t next = 0;
+    };
+    std::vector<Frame> stack;
     m.order.ops.reserve(static_cast<size_t>(g.num_ops()));
     // The given order, each recomputation pulled in just before the first op that reads
     // its copies. An op that must wait for a recomputation without reading it (one
@@ -180,20 +172,39 @@ class Search {
       }
       std::erase_if(waiting, [&](OpId id) { return !deferred[id.index()]; });
     };
+    // The longest chain of recomputations each op waits for: an op's pending
+    // predecessors run the longest chain first, so that a run with fewer of its own
+    // runs just before the reader and its copy waits for no other chain.
+    std::vector<int32_t> chain(static_cast<size_t>(g.num_ops()), 0);
+    for (int32_t id = 0; id < g.num_ops(); ++id) {  // Expanded ids are topological.
+      for (OpId before : g.predecessors(OpId(id))) {
+        if (e.is_recomputation(before))
+          chain[static_cast<size_t>(id)] =
+              std::max(chain[static_cast<size_t>(id)], chain[before.index()] + 1);
+      }
+    }
+    auto pending = [&](OpId op) {
+      std::vector<OpId> before;
+      for (OpId p : g.predecessors(op)) {
+        if (!emitted[p.index()] && (e.is_recomputation(p) || deferred[p.index()]))
+          before.push_back(p);
+      }
+      std::stable_sort(before.begin(), before.end(), [&](OpId x, OpId y) {
+        return chain[x.index()] > chain[y.index()];
+      });
+      return before;
+    };
     auto emit_with_predecessors = [&](OpId op) {
       // Depth first over the recomputations (and waiting ops) it needs, theirs first.
-      stack.push_back({op, 0});
+      stack.push_back({op, pending(op), 0});
       while (!stack.empty()) {
-        auto& [current, next] = stack.back();
-        const auto predecessors = g.predecessors(current);
-        if (next < predecessors.size()) {
-          const OpId before = predecessors[next++];
-          if (!emitted[before.index()] &&
-              (e.is_recomputation(before) || deferred[before.index()]))
-            stack.push_back({before, 0});
+        Frame& frame = stack.back();
+        if (frame.next < frame.before.size()) {
+          const OpId before = frame.before[frame.next++];
+          if (!emitted[before.index()]) stack.push_back({before, pending(before), 0});
           continue;
         }
-        const OpId done = current;
+        const OpId done = frame.op;
         stack.pop_back();
         if (emitted[done.index()]) continue;
         deferred[done.index()] = 0;
@@ -223,18 +234,23 @@ class Search {
     return m;
   }
 
-  // A way to lower the peak: buffers to drop, with an estimate of the bytes it frees
-  // at the peak step and of the compute it adds.
+  // A way to lower the peak: buffers to drop (one copy) and dropped buffers to copy
+  // for each reader, with an estimate of the bytes it frees at the peak step and of the
+  // compute it adds.
   struct Candidate {
     std::vector<BufferId> drop;
+    std::vector<BufferId> split;
     int64_t freed = 0;
     int64_t added = 0;
+    bool last_resort = false;  // Measured only when no other candidate helps.
   };
 
   // For each droppable buffer live at the peak step and not used there: dropping it
   // alone, and dropping it with the droppable inputs its recomputation would bring back
-  // to life across the step (transitively). The best estimated bytes freed per unit of
-  // compute first; those that free nothing by the estimate are left out.
+  // to life across the step (transitively); for each copy live there and not used
+  // there, a copy for each reader of its buffer instead, so that none waits across the
+  // step. The best estimated bytes freed per unit of compute first; those that free
+  // nothing by the estimate are left out.
   std::vector<Candidate> Candidates(const Measurement& m,
                                     const std::vector<char>& dropped) const {
     const Graph& g = m.expanded->graph;
@@ -266,13 +282,14 @@ class Search {
       // Alone: its producer's inputs dead at the step come back.
       const OpId producer = graph_.producer(id);
       Candidate alone{{id},
+                      {},
                       graph_.buffer(id).size,
                       recomputed[producer.index()] ? 0 : cost(producer)};
       for (BufferId input : graph_.op(producer).uses) {
         if (dead_at_step(input)) alone.freed -= graph_.buffer(input).size;
       }
       // With its chain: inputs dead at the step that can be dropped are recomputed too.
-      Candidate chain{{id}, graph_.buffer(id).size, alone.added};
+      Candidate chain{{id}, {}, graph_.buffer(id).size, alone.added};
       std::vector<char> in_chain(static_cast<size_t>(graph_.num_buffers()), 0);
       in_chain[id.index()] = 1;
       bool longer = false;
@@ -292,11 +309,30 @@ class Search {
           }
         }
       }
+      // Alone, a copy for each backward reader (none waits between two of them): a
+      // last resort, tried when nothing else helps.
+      const auto readers = static_cast<int64_t>(BackwardUsers(id).size());
+      if (readers > 1) {
+        Candidate each = alone;
+        each.split = std::move(each.drop);
+        each.added = alone.added * readers;
+        each.last_resort = true;
+        rank(std::move(each));
+      }
       rank(std::move(alone));
       if (longer) rank(std::move(chain));
     }
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (int32_t b = graph_.num_buffers(); b < g.num_buffers(); ++b) {
+      const BufferId copy(b);
+      if (!m.lifetimes[copy].Contains(step) || used_at_step(copy)) continue;
+      const BufferId source = m.expanded->source_buffer[copy.index()];
+      if (dropped[source.index()] != kOneCopy) continue;
+      rank({{}, {source}, g.buffer(copy).size, cost(graph_.producer(source))});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.second.last_resort, a.first) <
+             std::tie(b.second.last_resort, b.first);
+    });
     std::vector<Candidate> candidates;
     for (auto& entry : ranked) candidates.push_back(std::move(entry.second));
     return candidates;
@@ -306,99 +342,243 @@ class Search {
   const Graph& graph_;
   const Order& order_;
   const RematOptions& options_;
+  RecomputableBuffers buffers_;
   std::vector<int64_t> cost_;
-  std::vector<char> recomputable_;
-  std::vector<char> copyable_;
-  std::vector<char> droppable_;
-  std::vector<std::vector<OpId>> backward_users_;
+};
+
+// A set of dropped buffers and its measurement: one point of the search.
+struct State {
+  std::vector<char> dropped;
+  Measurement m;
+};
+
+// Whether `a` is a better result than `b` for `target`: reaching it first, then the
+// least added compute (then the lower peak); short of it, the lower peak, then fewer
+// bytes above the target, then less compute.
+bool Better(const Measurement& a, const Measurement& b, int64_t target) {
+  const bool a_reached = a.timeline.peak_bytes <= target;
+  const bool b_reached = b.timeline.peak_bytes <= target;
+  if (a_reached != b_reached) return a_reached;
+  if (a_reached) {
+    return a.added_cost != b.added_cost ? a.added_cost < b.added_cost
+                                        : a.timeline.peak_bytes < b.timeline.peak_bytes;
+  }
+  if (a.timeline.peak_bytes != b.timeline.peak_bytes)
+    return a.timeline.peak_bytes < b.timeline.peak_bytes;
+  return a.excess != b.excess ? a.excess < b.excess : a.added_cost < b.added_cost;
+}
+
+// The moves of the search over one budget: the greedy descent, the pruning, and the
+// neighbourhoods the large-neighbourhood search restarts the descent from.
+class Walk {
+ public:
+  static constexpr size_t kMaxGivenBack = 8;
+
+  Walk(const Graph& graph, const Search& search, const RematOptions& options,
+       const Budget& budget)
+      : graph_(graph), search_(search), options_(options), budget_(budget) {}
+
+  int32_t measurements() const { return measurements_; }
+  bool out() const { return out_; }
+
+  // Every measurement spends one unit of work.
+  std::optional<State> Measure(std::vector<char> dropped) {
+    std::optional<Measurement> m = search_.Measure(dropped);
+    ++measurements_;
+    out_ = out_ || !budget_.Spend() || budget_.OutOfTime();
+    if (!m) return std::nullopt;
+    return State{std::move(dropped), std::move(*m)};
+  }
+
+  // Greedy rounds from `state` until the target is reached, no candidate helps, or the
+  // budget ends. With `noise`, each measured candidate's score is scaled by a random
+  // factor in [1/2, 3/2), so that restarts take other paths than the first descent.
+  void Descend(State& state, std::mt19937_64* noise) {
+    // A restart measures fewer: its noise, not its breadth, finds other paths.
+    const auto few = static_cast<size_t>(noise ? std::min(options_.measured_per_round, 4)
+                                               : options_.measured_per_round);
+    while (state.m.timeline.peak_bytes > options_.target_bytes && !out_) {
+      const std::vector<Search::Candidate> candidates =
+          search_.Candidates(state.m, state.dropped);
+      std::optional<State> chosen;
+      double chosen_score = 0;
+      bool chosen_lower = false;
+      for (size_t i = 0; i < candidates.size() && !out_; ++i) {
+        // Past the first few, only until one helps.
+        if (chosen && (i >= few || candidates[i].last_resort)) break;
+        std::vector<char> trial = state.dropped;
+        for (BufferId b : candidates[i].drop) trial[b.index()] = kOneCopy;
+        for (BufferId b : candidates[i].split) trial[b.index()] = kCopyPerReader;
+        std::optional<State> next = Measure(std::move(trial));
+        // Better: a lower peak, or the same peak with fewer bytes above the target;
+        // scored by bytes gained per unit of added compute, a lower peak first.
+        if (!next) continue;
+        const Measurement& m = next->m;
+        const Measurement& now = state.m;
+        if (m.timeline.peak_bytes > now.timeline.peak_bytes ||
+            (m.timeline.peak_bytes == now.timeline.peak_bytes && m.excess >= now.excess))
+          continue;
+        const double cost = static_cast<double>(m.added_cost - now.added_cost + 1);
+        const bool lower = m.timeline.peak_bytes < now.timeline.peak_bytes;
+        double score =
+            static_cast<double>(lower ? now.timeline.peak_bytes - m.timeline.peak_bytes
+                                      : now.excess - m.excess) /
+            cost;
+        if (noise) score *= 0.5 + static_cast<double>((*noise)() % 1024) / 1024.0;
+        if (!chosen || (lower && !chosen_lower) ||
+            (lower == chosen_lower && score > chosen_score)) {
+          chosen_lower = lower;
+          chosen = std::move(next);
+          chosen_score = score;
+        }
+      }
+      if (!chosen) break;
+      state = std::move(*chosen);
+    }
+  }
+
+  // Gives back what the target does not need, dearest op first: its runs for each
+  // reader (one run serving them all instead), then its recomputation. Only the ops
+  // whose buffers `since` drops otherwise, when given (what a restart changed).
+  void Prune(State& state, const std::vector<char>* since = nullptr) {
+    if (state.m.timeline.peak_bytes > options_.target_bytes) return;
+    std::vector<std::pair<int64_t, OpId>> by_cost;  // (-(cost of its runs), op)
+    auto touched = [&](OpId op) {
+      const std::vector<BufferId>& outputs = graph_.op(op).allocates;
+      return !since || std::any_of(outputs.begin(), outputs.end(), [&](BufferId b) {
+        return (*since)[b.index()] != state.dropped[b.index()];
+      });
+    };
+    for (const Recomputation& r : state.m.recompute) {
+      if (!touched(r.op)) continue;
+      if (!by_cost.empty() && by_cost.back().second == r.op)
+        by_cost.back().first -= search_.cost(r.op);
+      else
+        by_cost.push_back({-search_.cost(r.op), r.op});
+    }
+    std::stable_sort(by_cost.begin(), by_cost.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto try_with = [&](OpId op, char from, char to) {
+      std::vector<char> trial = state.dropped;
+      bool changed = false;
+      for (BufferId b : graph_.op(op).allocates) {
+        if (trial[b.index()] != from) continue;
+        trial[b.index()] = to;
+        changed = true;
+      }
+      if (!changed || out_) return;
+      std::optional<State> next = Measure(std::move(trial));
+      if (next && next->m.timeline.peak_bytes <= options_.target_bytes)
+        state = std::move(*next);
+    };
+    for (const auto& [minus_cost, op] : by_cost) {
+      try_with(op, kCopyPerReader, kOneCopy);
+      try_with(op, kCopyPerReader, kKept);
+      try_with(op, kOneCopy, kKept);
+    }
+  }
+
+  // A neighbourhood of `dropped` to descend from again, one of three kinds in turn:
+  // up to half of the dropped buffers given back at random; a run of them, a third
+  // long, given back (producers close in the graph, so the region around one peak);
+  // never more than kMaxGivenBack, so that a restart costs a few rounds on any graph;
+  // or one given back and one droppable buffer not dropped added (with one copy or a
+  // copy per reader), at random.
+  std::vector<char> Neighbour(const std::vector<char>& dropped, int32_t round,
+                              std::mt19937_64& rng) const {
+    std::vector<BufferId> in, out;
+    for (int32_t b = 0; b < graph_.num_buffers(); ++b) {
+      if (dropped[static_cast<size_t>(b)] != kKept)
+        in.push_back(BufferId(b));
+      else if (search_.droppable(BufferId(b)))
+        out.push_back(BufferId(b));
+    }
+    std::vector<char> next = dropped;
+    const int kind = in.empty() ? 2 : round % 3;
+    if (kind == 0) {
+      for (size_t given = 0; given < kMaxGivenBack && given < (in.size() + 1) / 2;
+           ++given) {
+        char& mode = next[in[rng() % in.size()].index()];
+        mode = mode == kCopyPerReader && rng() % 2 ? kOneCopy : kKept;
+      }
+    } else if (kind == 1) {
+      const size_t length = std::clamp<size_t>(in.size() / 3, 1, kMaxGivenBack);
+      const size_t first = rng() % in.size();
+      for (size_t i = first; i < std::min(in.size(), first + length); ++i)
+        next[in[i].index()] = kKept;
+    } else {
+      if (!in.empty()) next[in[rng() % in.size()].index()] = kKept;
+      if (!out.empty())
+        next[out[rng() % out.size()].index()] = rng() % 2 ? kOneCopy : kCopyPerReader;
+    }
+    return next;
+  }
+
+ private:
+  const Graph& graph_;
+  const Search& search_;
+  const RematOptions& options_;
+  const Budget& budget_;
+  int32_t measurements_ = 0;
+  bool out_ = false;
 };
 
 }  // namespace
 
 bool HasRecomputableActivation(const Graph& graph) {
-  const Order eager = EagerOrder(graph);
-  const RematOptions options;
-  const Search search(graph, eager, options);
-  for (int32_t b = 0; b < graph.num_buffers(); ++b) {
-    if (search.droppable(BufferId(b))) return true;
-  }
-  return false;
+  const std::vector<char> droppable = FindRecomputableBuffers(graph).droppable;
+  return std::find(droppable.begin(), droppable.end(), 1) != droppable.end();
 }
 
 RematResult Rematerialize(const Graph& graph, const Order& order,
                           const RematOptions& options, const Budget& budget) {
-  Search search(graph, order, options);
+  const Search search(graph, order, options);
+  Walk walk(graph, search, options, budget);
+  // Nothing dropped is always valid; its measurement spends no work.
+  std::optional<Measurement> none =
+      search.Measure(std::vector<char>(static_cast<size_t>(graph.num_buffers()), 0));
+  State best{std::vector<char>(static_cast<size_t>(graph.num_buffers()), 0),
+             std::move(*none)};
+  walk.Descend(best, nullptr);
+  walk.Prune(best);
+  // Large-neighbourhood search: descend again, with noise, from a neighbourhood of the
+  // current point, until `stall_rounds` restarts in a row find nothing better than the
+  // best. The current point moves to every result no worse than itself, and to a worse
+  // one every eighth time (so that the search leaves a plateau), and back to the best
+  // after a stall of a tenth of the limit.
+  std::mt19937_64 rng(0x011a);
   RematResult result;
-  std::vector<char> dropped(static_cast<size_t>(graph.num_buffers()), 0);
-  std::optional<Measurement> best = search.Measure(dropped);  // Always valid.
-  ++result.measurements;
-  auto spend = [&] {
-    ++result.measurements;
-    return budget.Spend() && !budget.OutOfTime();
+  State current = best;
+  auto optimal = [&] {
+    return best.m.timeline.peak_bytes <= options.target_bytes &&
+           best.m.added_cost <= options.cost_floor;
   };
-  bool out = false;
-  while (best->timeline.peak_bytes > options.target_bytes && !out) {
-    const std::vector<Search::Candidate> candidates = search.Candidates(*best, dropped);
-    std::optional<Measurement> chosen;
-    std::vector<char> chosen_dropped;
-    double chosen_score = 0;
-    bool chosen_lower = false;
-    for (size_t i = 0; i < candidates.size() && !out; ++i) {
-      // Past the first few, only until one helps.
-      if (chosen && i >= static_cast<size_t>(options.measured_per_round)) break;
-      std::vector<char> trial = dropped;
-      for (BufferId b : candidates[i].drop) trial[b.index()] = 1;
-      std::optional<Measurement> m = search.Measure(trial);
-      out = !spend();
-      // Better: a lower peak, or the same peak with fewer bytes above the target;
-      // scored by bytes gained per unit of added compute, a lower peak first.
-      if (!m || m->timeline.peak_bytes > best->timeline.peak_bytes ||
-          (m->timeline.peak_bytes == best->timeline.peak_bytes &&
-           m->excess >= best->excess))
-        continue;
-      const double cost = static_cast<double>(m->added_cost - best->added_cost + 1);
-      const bool lower = m->timeline.peak_bytes < best->timeline.peak_bytes;
-      const double score =
-          static_cast<double>(lower ? best->timeline.peak_bytes - m->timeline.peak_bytes
-                                    : best->excess - m->excess) /
-          cost;
-      if (!chosen || (lower && !chosen_lower) ||
-          (lower == chosen_lower && score > chosen_score)) {
-        chosen_lower = lower;
-        chosen = std::move(m);
-        chosen_dropped = std::move(trial);
-        chosen_score = score;
-      }
-    }
-    if (!chosen) break;
-    dropped = std::move(chosen_dropped);
-    best = std::move(chosen);
-  }
-  // Pruning: give back what the target does not need, dearest first.
-  if (best->timeline.peak_bytes <= options.target_bytes) {
-    std::vector<Recomputation> by_cost = best->recompute;
-    std::stable_sort(by_cost.begin(), by_cost.end(),
-                     [&](const Recomputation& a, const Recomputation& b) {
-                       return search.cost(a.op) > search.cost(b.op);
-                     });
-    for (const Recomputation& r : by_cost) {
-      if (out) break;
-      std::vector<char> trial = dropped;
-      for (BufferId b : graph.op(r.op).allocates) trial[b.index()] = 0;
-      std::optional<Measurement> m = search.Measure(trial);
-      out = !spend();
-      if (m && m->timeline.peak_bytes <= options.target_bytes) {
-        dropped = std::move(trial);
-        best = std::move(m);
-      }
+  for (int32_t stall = 0; stall < options.stall_rounds && !walk.out() && !optimal();
+       ++stall) {
+    std::optional<State> next =
+        walk.Measure(walk.Neighbour(current.dropped, result.restarts, rng));
+    ++result.restarts;
+    if (!next) continue;
+    walk.Descend(*next, &rng);
+    walk.Prune(*next, &current.dropped);
+    if (Better(next->m, best.m, options.target_bytes)) {
+      best = *next;
+      current = std::move(*next);
+      ++result.improvements;
+      stall = -1;
+    } else if (!Better(current.m, next->m, options.target_bytes) || rng() % 8 == 0) {
+      current = std::move(*next);
+    } else if ((stall + 1) % std::max(1, options.stall_rounds / 10) == 0) {
+      current = best;
     }
   }
-  result.recompute = std::move(best->recompute);
-  result.order = std::move(best->order);
-  result.peak_bytes = best->timeline.peak_bytes;
-  result.added_cost = best->added_cost;
+  result.recompute = std::move(best.m.recompute);
+  result.order = std::move(best.m.order);
+  result.peak_bytes = best.m.timeline.peak_bytes;
+  result.added_cost = best.m.added_cost;
   result.reached = result.peak_bytes <= options.target_bytes;
-  result.stopped_by = out ? budget.Reached() : Budget::Limit::kNone;
+  result.measurements = walk.measurements() + 1;
+  result.stopped_by = walk.out() ? budget.Reached() : Budget::Limit::kNone;
   return result;
 }
 

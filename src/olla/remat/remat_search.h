@@ -33,6 +33,12 @@ namespace olla {
 struct RematOptions {
   int64_t target_bytes = 0;         // The peak live bytes to reach.
   int32_t measured_per_round = 12;  // Then on only until one helps.
+  // The large-neighbourhood search ends after this many restarts in a row that find
+  // nothing better (or with the budget).
+  int32_t stall_rounds = 1000;
+  // A proven lower bound on the added cost (added_cost_bound.h): a result that reaches
+  // the target at it is optimal, and the search stops there.
+  int64_t cost_floor = 0;
 };
 
 struct RematResult {
@@ -42,6 +48,8 @@ struct RematResult {
   int64_t added_cost = 0;                // The recomputed ops' OpCost, summed.
   bool reached = false;                  // peak_bytes <= target_bytes.
   int32_t measurements = 0;
+  int32_t restarts = 0;      // Of the large-neighbourhood search.
+  int32_t improvements = 0;  // Restarts that found a better result.
   Budget::Limit stopped_by = Budget::Limit::kNone;
 };
 

@@ -12,6 +12,14 @@ namespace {
 
 std::string Percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
 
+// "12 ops run twice", or "12 ops run again, 15 runs" where an op runs once for each
+// group of its readers.
+std::string Runs(const RecomputeReport& re) {
+  if (re.runs == re.recomputed_ops)
+    return fmt::format("{} ops run twice", re.recomputed_ops);
+  return fmt::format("{} ops run again, {} runs", re.recomputed_ops, re.runs);
+}
+
 // One figure of the report, in the same words for text and Markdown.
 struct Row {
   std::string label;
@@ -117,10 +125,14 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
         {"recomputation",
          re.recomputed_ops == 0
              ? fmt::format("none found that helps ({} choices measured)", re.measurements)
-             : fmt::format("{} ops run twice: {} more compute ({}), arena {} -> {}",
-                           re.recomputed_ops, Percent(re.added_fraction()),
-                           CostSource(graph), FormatBytes(re.arena_without),
-                           FormatBytes(r.arena_bytes()))});
+             : fmt::format(
+                   "{}: {} more compute ({}{}), arena {} -> {}", Runs(re),
+                   Percent(re.added_fraction()), CostSource(graph),
+                   re.added_cost_bound
+                       ? fmt::format("; no plan on this order adds less than {}",
+                                     Percent(re.FractionOfStep(*re.added_cost_bound)))
+                       : "",
+                   FormatBytes(re.arena_without), FormatBytes(r.arena_bytes()))});
   }
   rows.push_back(
       {"olla plan", fmt::format("{} (persistent + arena): {} less than eager reserved",
@@ -213,7 +225,14 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& original,
   }
   if (r.recompute) {
     json["recomputed_ops"] = r.recompute->recomputed_ops;
+    json["recompute_runs"] = r.recompute->runs;
     json["added_compute"] = r.recompute->added_fraction();
+    if (r.recompute->added_cost_bound) {
+      json["added_compute_lower_bound"] =
+          r.recompute->FractionOfStep(*r.recompute->added_cost_bound);
+      json["added_compute_bound_optimal"] = r.recompute->bound_optimal;
+    }
+    json["order_reaches_budget"] = r.recompute->order_reaches;
     json["cost_source"] = CostSource(graph);
     json["added_cost"] = r.recompute->added_cost;
     json["step_cost"] = r.recompute->step_cost;

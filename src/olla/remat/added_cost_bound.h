@@ -1,0 +1,43 @@
+// A lower bound on the compute budget mode must add to fit a target, so that a report
+// can say how far its plan is from the best there is (docs/budget.md).
+//
+// The plans it bounds keep the given order of the graph's ops and recompute as the
+// search does (recomputable.h): a dropped buffer's copies serve its backward readers,
+// made by any number of runs of its producer. In every such plan, at the step of a
+// graph op, every buffer live there in the order stays live (as itself or a copy)
+// unless it is dropped and the step lies strictly between its last reader outside the
+// backward pass and its first backward reader; copies and the inputs runs keep alive
+// only add bytes. So at each step whose live bytes exceed the target, the producers
+// run again must together free the excess from the buffers that can be freed there.
+// Choosing the least-cost set of producers that does so at every step is a covering
+// problem, solved by CBC as an ILP (each row's coefficients capped at its excess,
+// which keeps the integer optimum and tightens the relaxation); its best proven bound
+// bounds every plan's added cost. A step whose excess no dropping can free proves
+// that no plan on this order reaches the target.
+//
+// Cost: O(ops + buffers + the droppable buffers' free steps) to build; the ILP within
+// the budget (its best bound when the budget ends, 0 when the model is too large to
+// build in time).
+#pragma once
+
+#include <cstdint>
+
+#include "olla/core/budget.h"
+#include "olla/graph/graph.h"
+#include "olla/graph/order.h"
+
+namespace olla {
+
+struct AddedCostBound {
+  int64_t cost = 0;             // OpCost units; no plan on the order adds less.
+  bool proven_optimal = false;  // `cost` is the covering problem's optimum.
+  // False: at `unreachable_step` of the order no plan frees enough, and none reaches
+  // the target (then `cost` is meaningless).
+  bool reachable = true;
+  int32_t unreachable_step = -1;
+};
+
+AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
+                              int64_t target_bytes, const Budget& budget);
+
+}  // namespace olla

@@ -1,0 +1,166 @@
+// The search against brute force: on small training steps with skip connections (an
+// activation read again by two distant backward ops), every plan of the search's action
+// space (each forward op kept, run again once for all its readers, or once for each)
+// is built, ordered as ExpandGraph orders it, checked and measured; wherever one of them
+// reaches a target, the search reaches it too, adding no more compute than the cheapest.
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "olla/analysis/lifetimes.h"
+#include "olla/analysis/timeline.h"
+#include "olla/plan/expand.h"
+#include "olla/remat/cost.h"
+#include "olla/remat/remat_search.h"
+#include "olla/simulation/plan_checker.h"
+
+#include "graph_builder.h"
+
+namespace olla {
+namespace {
+
+// `layers` forward ops, layer i reading activation i and, at random, activation i - 2
+// too (a skip); a loss; backward ops in reverse, layer i's reading the gradient after it
+// and every activation its forward op read. Sizes at random.
+Graph SkipChain(int layers, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  testing::GraphBuilder b;
+  std::vector<BufferId> activations = {b.Buffer(10, "input")};
+  std::vector<std::vector<BufferId>> read(static_cast<size_t>(layers));
+  for (int i = 0; i < layers; ++i) {
+    std::vector<BufferId>& inputs = read[static_cast<size_t>(i)];
+    inputs.push_back(activations.back());
+    if (i >= 2 && rng() % 2) inputs.push_back(activations[activations.size() - 3]);
+    const BufferId out =
+        b.Buffer(10 * static_cast<int64_t>(1 + rng() % 10), "a" + std::to_string(i + 1));
+    b.Op({out}, {});
+    b.ops().back().uses = inputs;
+    b.ops().back().type = "aten::mul.Tensor";
+    activations.push_back(out);
+  }
+  BufferId grad = b.Buffer(10, "loss_grad");
+  b.Op({grad}, {activations.back()});
+  b.ops().back().phase = Phase::kBackward;
+  for (int i = layers - 1; i >= 0; --i) {
+    const BufferId next = i == 0 ? b.Output(10, "input_grad")
+                                 : b.Buffer(10 * static_cast<int64_t>(1 + rng() % 10));
+    b.Op({next}, {});
+    b.ops().back().uses = read[static_cast<size_t>(i)];
+    b.ops().back().uses.push_back(grad);
+    b.ops().back().phase = Phase::kBackward;
+    b.ops().back().type = "aten::mul.Tensor";
+    grad = next;
+  }
+  return b.Build();
+}
+
+// The runs that recompute the forward ops marked 1 (one run for every reader) and 2 (a
+// run for each reader), built here from the definition rather than by the search's code.
+std::vector<Recomputation> Runs(const Graph& graph, const std::vector<int>& choice) {
+  std::vector<Recomputation> runs;  // Last op first.
+  std::map<int32_t, std::vector<int32_t>> runs_of;
+  for (int32_t o = graph.num_ops() - 1; o >= 0; --o) {
+    const int mode =
+        o < static_cast<int32_t>(choice.size()) ? choice[static_cast<size_t>(o)] : 0;
+    if (mode == 0) continue;
+    std::vector<OpId> serves;
+    std::vector<int32_t> feeds;
+    for (BufferId out : graph.op(OpId(o)).allocates) {
+      for (OpId user : graph.users(out)) {
+        if (graph.op(user).phase == Phase::kBackward) serves.push_back(user);
+        for (int32_t run : runs_of[user.value()]) feeds.push_back(run);
+      }
+    }
+    std::sort(serves.begin(), serves.end());
+    std::sort(feeds.begin(), feeds.end());
+    auto add = [&](std::vector<OpId> s, std::vector<int32_t> f) {
+      runs_of[o].push_back(static_cast<int32_t>(runs.size()));
+      runs.push_back({OpId(o), std::move(s), std::move(f), 0, {}});
+    };
+    if (mode == 1) {
+      add(serves, feeds);
+    } else {
+      for (OpId user : serves) add({user}, {});
+      for (int32_t run : feeds) add({}, {run});
+    }
+  }
+  std::reverse(runs.begin(), runs.end());
+  const auto last = static_cast<int32_t>(runs.size()) - 1;
+  for (Recomputation& r : runs) {
+    for (int32_t& j : r.feeds) j = last - j;
+    std::sort(r.feeds.begin(), r.feeds.end());
+  }
+  AssignRecomputeIds(graph, runs);
+  return runs;
+}
+
+struct Found {
+  int64_t peak = 0;
+  int64_t cost = 0;
+};
+
+// Every plan of the action space: its checked peak and its cost.
+std::vector<Found> EveryPlan(const Graph& graph, int layers) {
+  std::vector<Found> found;
+  std::vector<int> choice(static_cast<size_t>(layers), 0);
+  for (;;) {
+    Plan plan;
+    plan.recompute = Runs(graph, choice);
+    const ExpandedGraph expanded = *ExpandGraph(graph, plan.recompute);
+    plan.order = EagerOrder(expanded.graph);
+    const PlanCheck check = CheckPlan(graph, plan);
+    EXPECT_TRUE(check.valid) << check.error;
+    int64_t cost = 0;
+    for (const Recomputation& r : plan.recompute) cost += OpCost(graph, r.op);
+    found.push_back({check.peak_live_bytes, cost});
+    size_t digit = 0;
+    while (digit < choice.size() && ++choice[digit] == 3) choice[digit++] = 0;
+    if (digit == choice.size()) return found;
+  }
+}
+
+TEST(RematerializeBruteForceTest,
+     ReachesEveryReachableTargetNoDearerThanTheCheapestPlan) {
+  constexpr int kLayers = 6;
+  int targets_tried = 0;
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    const Graph graph = SkipChain(kLayers, seed);
+    const std::vector<Found> plans = EveryPlan(graph, kLayers);
+    // Each peak any plan reaches, with the least compute reaching it.
+    std::map<int64_t, int64_t> cheapest;
+    for (const Found& f : plans) {
+      for (const Found& g : plans) {
+        if (g.peak <= f.peak) {
+          auto [at, fresh] = cheapest.try_emplace(f.peak, g.cost);
+          if (!fresh) at->second = std::min(at->second, g.cost);
+        }
+      }
+    }
+    for (const auto& [target, cost] : cheapest) {
+      RematOptions options;
+      options.target_bytes = target;
+      options.stall_rounds = 100;
+      const RematResult result =
+          Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(100'000));
+      ++targets_tried;
+      EXPECT_TRUE(result.reached) << "seed " << seed << ": target " << target
+                                  << ", the search stops at " << result.peak_bytes;
+      EXPECT_LE(result.added_cost, cost)
+          << "seed " << seed << ": target " << target << " costs " << cost;
+      Plan plan;
+      plan.recompute = result.recompute;
+      plan.order = result.order;
+      const PlanCheck check = CheckPlan(graph, plan);
+      ASSERT_TRUE(check.valid) << check.error;
+      EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);
+    }
+  }
+  EXPECT_GT(targets_tried, 30);
+}
+
+}  // namespace
+}  // namespace olla
