@@ -1,8 +1,9 @@
-// The search against brute force: on small training steps with skip connections (an
-// activation read again by two distant backward ops), every plan of the search's action
-// space (each forward op kept, run again once for all its readers, or once for each)
-// is built, ordered as ExpandGraph orders it, checked and measured; wherever one of them
-// reaches a target, the search reaches it too, adding no more compute than the cheapest.
+// The search and the bound on its added compute against brute force: on small training
+// steps with skip connections (an activation read again by two distant backward ops),
+// every plan of the search's action space (each forward op kept, run again once for all
+// its readers, or once for each) is built, ordered as ExpandGraph orders it, checked and
+// measured; wherever one of them reaches a target, the search reaches it too, adding no
+// more compute than the cheapest, and the bound is never above either.
 #include <algorithm>
 #include <map>
 #include <random>
@@ -14,6 +15,7 @@
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/plan/expand.h"
+#include "olla/remat/added_cost_bound.h"
 #include "olla/remat/cost.h"
 #include "olla/remat/remat_search.h"
 #include "olla/simulation/plan_checker.h"
@@ -123,29 +125,36 @@ std::vector<Found> EveryPlan(const Graph& graph, int layers) {
   }
 }
 
+// Each peak some plan reaches, with the least compute of the plans reaching it.
+std::map<int64_t, int64_t> CheapestByPeak(const std::vector<Found>& plans) {
+  std::map<int64_t, int64_t> cheapest;
+  for (const Found& f : plans) {
+    for (const Found& g : plans) {
+      if (g.peak > f.peak) continue;
+      auto [at, fresh] = cheapest.try_emplace(f.peak, g.cost);
+      if (!fresh) at->second = std::min(at->second, g.cost);
+    }
+  }
+  return cheapest;
+}
+
+constexpr int kLayers = 6;
+constexpr uint64_t kGraphs = 16;
+
+RematResult Search(const Graph& graph, int64_t target) {
+  RematOptions options;
+  options.target_bytes = target;
+  options.stall_rounds = 100;
+  return Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(100'000));
+}
+
 TEST(RematerializeBruteForceTest,
      ReachesEveryReachableTargetNoDearerThanTheCheapestPlan) {
-  constexpr int kLayers = 6;
   int targets_tried = 0;
-  for (uint64_t seed = 1; seed <= 16; ++seed) {
+  for (uint64_t seed = 1; seed <= kGraphs; ++seed) {
     const Graph graph = SkipChain(kLayers, seed);
-    const std::vector<Found> plans = EveryPlan(graph, kLayers);
-    // Each peak any plan reaches, with the least compute reaching it.
-    std::map<int64_t, int64_t> cheapest;
-    for (const Found& f : plans) {
-      for (const Found& g : plans) {
-        if (g.peak <= f.peak) {
-          auto [at, fresh] = cheapest.try_emplace(f.peak, g.cost);
-          if (!fresh) at->second = std::min(at->second, g.cost);
-        }
-      }
-    }
-    for (const auto& [target, cost] : cheapest) {
-      RematOptions options;
-      options.target_bytes = target;
-      options.stall_rounds = 100;
-      const RematResult result =
-          Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(100'000));
+    for (const auto& [target, cost] : CheapestByPeak(EveryPlan(graph, kLayers))) {
+      const RematResult result = Search(graph, target);
       ++targets_tried;
       EXPECT_TRUE(result.reached) << "seed " << seed << ": target " << target
                                   << ", the search stops at " << result.peak_bytes;
@@ -160,6 +169,36 @@ TEST(RematerializeBruteForceTest,
     }
   }
   EXPECT_GT(targets_tried, 30);
+}
+
+// The bound on added compute (added_cost_bound.h) is never above a plan that keeps the
+// order, the brute force's or the search's, and calls no target unreachable that one
+// of them reaches.
+TEST(AddedCostBoundTest, NeverAboveAPlanAndNeverRefutesAReachableTarget) {
+  int proven = 0;
+  for (uint64_t seed = 1; seed <= kGraphs; ++seed) {
+    const Graph graph = SkipChain(kLayers, seed);
+    std::map<int64_t, int64_t> cheapest = CheapestByPeak(EveryPlan(graph, kLayers));
+    // Below every plan's peak too: no plan there, or only the search's.
+    cheapest.emplace(cheapest.begin()->first - 10, INT64_MAX);
+    for (const auto& [target, cost] : cheapest) {
+      const AddedCostBound bound =
+          BoundAddedCost(graph, EagerOrder(graph), target, Budget::OfWork(100'000));
+      const RematResult found = Search(graph, target);
+      if (!bound.reachable) {
+        EXPECT_EQ(cost, INT64_MAX) << "seed " << seed << ": target " << target;
+        EXPECT_FALSE(found.reached) << "seed " << seed << ": target " << target;
+        continue;
+      }
+      EXPECT_LE(bound.cost, cost) << "seed " << seed << ": target " << target;
+      if (found.reached) {
+        EXPECT_LE(bound.cost, found.added_cost)
+            << "seed " << seed << ": target " << target;
+      }
+      proven += bound.proven_optimal;
+    }
+  }
+  EXPECT_GT(proven, 30);
 }
 
 }  // namespace

@@ -37,17 +37,22 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
     int32_t variable = -1;
     for (BufferId b : graph.op(OpId(o)).allocates) {
       if (!buffers.droppable[b.index()]) continue;
-      int32_t after = step_of[static_cast<size_t>(o)];  // Its last use outside backward.
-      int32_t before = steps;                           // Its first backward use.
+      // Free from its last use outside the backward pass to its last use, but at the
+      // steps of its backward readers, which read it or a copy.
+      int32_t after = step_of[static_cast<size_t>(o)];
+      std::vector<int32_t> reads;
       for (OpId user : graph.users(b)) {
         const int32_t at = step_of[user.index()];
         if (graph.op(user).phase == Phase::kBackward)
-          before = std::min(before, at);
+          reads.push_back(at);
         else
           after = std::max(after, at);
       }
-      for (int32_t step = after + 1; step < before; ++step) {
-        if (timeline.live_bytes[static_cast<size_t>(step)] <= target_bytes) continue;
+      std::sort(reads.begin(), reads.end());
+      for (int32_t step = after + 1; step < lifetimes[b].end; ++step) {
+        if (timeline.live_bytes[static_cast<size_t>(step)] <= target_bytes ||
+            std::binary_search(reads.begin(), reads.end(), step))
+          continue;
         if (variable < 0) {
           variable = static_cast<int32_t>(producer_of.size());
           producer_of.push_back(OpId(o));

@@ -5,9 +5,10 @@
 // search does (recomputable.h): a dropped buffer's copies serve its backward readers,
 // made by any number of runs of its producer. In every such plan, at the step of a
 // graph op, every buffer live there in the order stays live (as itself or a copy)
-// unless it is dropped and the step lies strictly between its last reader outside the
-// backward pass and its first backward reader; copies and the inputs runs keep alive
-// only add bytes. So at each step whose live bytes exceed the target, the producers
+// unless it is dropped, the step lies after its last reader outside the backward pass,
+// and the op there does not read it (with a copy for each reader, a dropped buffer
+// need exist only where it is read); copies and the inputs runs keep alive only add
+// bytes. So at each step whose live bytes exceed the target, the producers
 // run again must together free the excess from the buffers that can be freed there.
 // Choosing the least-cost set of producers that does so at every step is a covering
 // problem, solved by CBC as an ILP (each row's coefficients capped at its excess,
