@@ -182,6 +182,15 @@ def simulate(graph):
     return json.loads(_olla.simulate(source, from_file))
 
 
+def op_costs(graph):
+    """Each op's cost as budget mode weighs it (docs/budget.md, "What it costs"), a list
+    in the graph's op order: its measured seconds as nanoseconds where the graph has
+    costs, else the estimate from shapes (floating-point operations, or 16 per byte
+    moved); what reports sum as added compute."""
+    source, from_file = _source(graph)
+    return _olla.op_costs(source, from_file)
+
+
 def options():
     """The options of optimize_graph: name, flag, help, default and choices of each."""
     return _olla.option_table()

@@ -158,3 +158,14 @@ def test_ilp_solves_from_a_threaded_process_run_in_a_worker():
         worker.join()
     assert plan.arena_bytes == 60
     assert plan.report["placement_method"] == "ilp"
+
+
+def test_op_costs_are_the_measured_ones_else_the_estimate():
+    graph = json.loads(FIGURE3.read_text())
+    estimated = olla.op_costs(graph)
+    assert len(estimated) == len(graph["ops"]) and all(c > 0 for c in estimated)
+    for i, op in enumerate(graph["ops"]):
+        op["cost"] = 1e-6 * (i + 1)  # seconds: one unit per nanosecond
+    assert olla.op_costs(graph) == [1000 * (i + 1) for i in range(len(graph["ops"]))]
+    with pytest.raises(ValueError, match="graph"):
+        olla.op_costs(42)

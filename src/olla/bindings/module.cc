@@ -16,6 +16,7 @@
 #include "olla/pipeline/job.h"
 #include "olla/pipeline/option_table.h"
 #include "olla/plan/expand.h"
+#include "olla/remat/cost.h"
 #include "olla/report/optimize_report.h"
 #include "olla/report/summaries.h"
 #include "olla/report/svg.h"
@@ -164,6 +165,16 @@ std::string PySimulate(const std::string& source, bool from_file) {
   return EagerReportJson(graph, SimulateEager(graph)).dump();
 }
 
+// Each op's cost as budget mode weighs it (remat/cost.h), by op index.
+std::vector<int64_t> PyOpCosts(const std::string& source, bool from_file) {
+  py::gil_scoped_release release;
+  const Graph graph = ReadGraph(source, from_file);
+  std::vector<int64_t> costs;
+  costs.reserve(static_cast<size_t>(graph.num_ops()));
+  for (int32_t o = 0; o < graph.num_ops(); ++o) costs.push_back(OpCost(graph, OpId(o)));
+  return costs;
+}
+
 py::list PyOptionTable() {
   py::list table;
   for (const OptionSpec& spec : OptimizeOptionTable()) {
@@ -190,6 +201,7 @@ PYBIND11_MODULE(_olla, module) {
   module.def("tradeoff", &olla::PyTradeoff, py::arg("source"), py::arg("from_file"),
              py::arg("options"), py::arg("points"));
   module.def("simulate", &olla::PySimulate, py::arg("source"), py::arg("from_file"));
+  module.def("op_costs", &olla::PyOpCosts, py::arg("source"), py::arg("from_file"));
   module.def("option_table", &olla::PyOptionTable);
   module.def("check_options", &olla::PyCheckOptions, py::arg("options"));
   // Solves from a process with threads run in a worker process started with this

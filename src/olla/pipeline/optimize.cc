@@ -101,17 +101,14 @@ Status ValidateOptions(const OptimizeOptions& options) {
   return CheckOptionValues(request);
 }
 
-// Whether `order` (of the expansion) runs the graph's ops as `base` does: where it
-// does, remat/added_cost_bound.h's bound applies to its plan.
-bool KeepsOrder(const ExpandedGraph& expanded, const Order& order, const Order& base) {
-  size_t next = 0;
+// The graph's ops in the order `order` (of the expansion) runs them.
+Order GraphOrder(const ExpandedGraph& expanded, const Order& order) {
+  Order graph_order;
   for (OpId e : order.ops) {
-    if (expanded.is_recomputation(e)) continue;
-    if (next == base.ops.size() || expanded.source_op[e.index()] != base.ops[next])
-      return false;
-    ++next;
+    if (!expanded.is_recomputation(e))
+      graph_order.ops.push_back(expanded.source_op[e.index()]);
   }
-  return next == base.ops.size();
+  return graph_order;
 }
 
 // The budget's shares, one table: the fraction of what is left when a stage starts that
@@ -308,20 +305,28 @@ class Recipe {
         std::sort(ops.begin(), ops.end());
         report.recomputed_ops =
             static_cast<int32_t>(std::unique(ops.begin(), ops.end()) - ops.begin());
-        const bool kept_order = KeepsOrder(expanded, plan.order, base);
-        report.added_cost_bound = bound.reachable && kept_order
-                                      ? std::optional<int64_t>(bound.cost)
-                                      : std::nullopt;
-        report.bound_optimal = bound.proven_optimal;
         result_.expanded = std::move(expanded);
       }
       if (plan.arena_bytes <= memory_budget || !found.reached) break;
       target -= plan.arena_bytes - memory_budget;
     }
     report.reached = plan.arena_bytes <= memory_budget;
+    if (report.reached && result_.expanded) {
+      // The bound for the plan's own order of the graph's ops: the searched order's,
+      // unless the search deferred an op (a view or an update waiting for a copy).
+      const olla::Order own = GraphOrder(*result_.expanded, plan.order);
+      const AddedCostBound bound_of_plan =
+          own == base ? bound
+                      : BoundAddedCost(searched, own, memory_budget,
+                                       budget_.Split(share::kRecomputeBound));
+      if (bound_of_plan.reachable) {
+        report.added_cost_bound = bound_of_plan.cost;
+        report.bound_optimal = bound_of_plan.proven_optimal;
+      }
+    }
     result_.recompute = report;
-    if (result_.expanded) method_ += ", recompute/greedy";
-    clock_.Finish("recompute", "greedy", false,
+    if (result_.expanded) method_ += ", recompute/search";
+    clock_.Finish("recompute", "greedy and large-neighbourhood search", false,
                   report.reached ? Budget::Limit::kNone : budget_.Reached());
     return OkStatus();
   }

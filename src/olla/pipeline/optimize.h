@@ -97,8 +97,8 @@ struct RecomputeReport {
   int64_t arena_without = 0;  // The arena before recomputing.
   int32_t measurements = 0;   // Choices the search measured.
   bool reached = false;       // The arena fits the budget.
-  // No plan that keeps the searched order of the graph's ops adds less
-  // (remat/added_cost_bound.h); absent when the plan's order is another.
+  // No plan that runs the graph's ops in the plan's order adds less
+  // (remat/added_cost_bound.h); absent when the plan does not fit.
   std::optional<int64_t> added_cost_bound;
   bool bound_optimal = false;  // The bound is its covering problem's optimum.
   // False: on the searched order no plan reaches the budget (the bound's proof).

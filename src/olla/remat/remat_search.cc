@@ -547,8 +547,8 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   // one every eighth time (so that the search leaves a plateau), and back to the best
   // after a stall of a tenth of the limit.
   std::mt19937_64 rng(0x011a);
-  RematResult result;
   State current = best;
+  int32_t restarts = 0;
   auto optimal = [&] {
     return best.m.timeline.peak_bytes <= options.target_bytes &&
            best.m.added_cost <= options.cost_floor;
@@ -556,15 +556,13 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   for (int32_t stall = 0; stall < options.stall_rounds && !walk.out() && !optimal();
        ++stall) {
     std::optional<State> next =
-        walk.Measure(walk.Neighbour(current.dropped, result.restarts, rng));
-    ++result.restarts;
+        walk.Measure(walk.Neighbour(current.dropped, restarts++, rng));
     if (!next) continue;
     walk.Descend(*next, &rng);
     walk.Prune(*next, &current.dropped);
     if (Better(next->m, best.m, options.target_bytes)) {
       best = *next;
       current = std::move(*next);
-      ++result.improvements;
       stall = -1;
     } else if (!Better(current.m, next->m, options.target_bytes) || rng() % 8 == 0) {
       current = std::move(*next);
@@ -572,6 +570,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
       current = best;
     }
   }
+  RematResult result;
   result.recompute = std::move(best.m.recompute);
   result.order = std::move(best.m.order);
   result.peak_bytes = best.m.timeline.peak_bytes;

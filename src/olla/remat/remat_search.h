@@ -1,23 +1,29 @@
 // Rematerialize: which activations to drop after the forward pass and recompute before
 // their backward uses, so that an order peaks at most `target_bytes`, with the least
-// added compute (remat/cost.h) this greedy search finds.
+// added compute (remat/cost.h) this search finds (docs/budget.md).
 //
 // The search keeps the order it is given (the scheduler's, the best there is without
 // recomputation) and runs each recomputation just before the first op that reads its
-// copies, so it measures exactly the peak of each choice. A round looks at the step
-// where the order peaks, takes the buffers live there that could be dropped (made by a
-// forward op that recompute_rules.h allows, read again in the backward pass, not used
-// at that step), ranks them by the bytes they would free there per unit of added
-// compute, measures the first few (and then on, until one helps), and keeps the one
-// that removes the most bytes above the target (summed over all steps) per unit of
-// compute. A buffer whose producer is already recomputed costs nothing
-// more; a recomputation whose inputs were dropped reads their copies (chains). When the
-// target is reached, a pruning pass gives back every recomputation (dearest first)
-// that the target no longer needs.
+// copies, so it measures exactly the peak of each choice. A dropped buffer (made by a
+// forward op that recompute_rules.h allows, read again in the backward pass) gets its
+// copies from one run of its producer for all its backward readers, or from one run
+// for each; a run whose inputs were dropped reads their copies (chains).
 //
-// Each round costs a few expansions and timelines, O(ops + uses) each, and one unit of
-// work per measurement; the search returns its best so far when the budget ends.
-// Deterministic for a work limit.
+// A greedy descent first: a round looks at the step where the order peaks, takes the
+// buffers live there that could be dropped and not used there (and the copies live
+// there, to be made for each reader instead), ranks them by the bytes they would free
+// there per unit of added compute, measures the first few (and then on, until one
+// helps), and keeps the one that removes the most bytes above the target (summed over
+// all steps) per unit of compute. When the target is reached, a pruning pass gives
+// back what the target no longer needs, dearest op first. Then a large-neighbourhood
+// search: restarts from a neighbourhood of the current point (a few drops given back,
+// one added), a descent with noise on the scores, pruning; better results replace the
+// best, until `stall_rounds` restarts in a row find none, the added cost meets
+// `cost_floor`, or the budget ends.
+//
+// Each measurement expands the graph and computes a timeline, O(ops + uses), one unit
+// of work; the search returns its best so far when the budget ends. Deterministic for
+// a work limit (the restarts draw from a fixed seed).
 #pragma once
 
 #include <cstdint>
@@ -48,8 +54,6 @@ struct RematResult {
   int64_t added_cost = 0;                // The recomputed ops' OpCost, summed.
   bool reached = false;                  // peak_bytes <= target_bytes.
   int32_t measurements = 0;
-  int32_t restarts = 0;      // Of the large-neighbourhood search.
-  int32_t improvements = 0;  // Restarts that found a better result.
   Budget::Limit stopped_by = Budget::Limit::kNone;
 };
 
