@@ -50,6 +50,7 @@ TEST(RecomputeFloorTest, NoPlanTheSearchFindsPeaksBelowIt) {
   for (int64_t target = 11000; target >= floor.bytes - 1000; target -= 500) {
     RematOptions options;
     options.target_bytes = target;
+    options.stall_rounds = 200;  // Restarts each target: enough to reach below it.
     const RematResult result =
         Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
     const Graph expanded = ExpandGraph(graph, result.recompute).value().graph;
