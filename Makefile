@@ -47,9 +47,9 @@ test-cpp: build
 # and its bound against brute force (40 s and 58 s under ASan), and the tradeoff goldens
 # (a whole curve of budget-mode searches each, 103 s and 94 s), and every schedule
 # method on random DAGs (56 s; the conformance suite runs them all under ASan). The
-# sanitizers still see
-# the same pipeline and search on smaller graphs (remat_test, pipeline_test's tradeoff,
-# the optimize fuzz target in budget mode) and every zoo graph read by both readers.
+# sanitizers still see the same pipeline and search on smaller graphs (remat_test,
+# pipeline_test's tradeoff, the optimize fuzz target in budget mode) and every zoo graph
+# read by both readers.
 SANITIZE_SKIP = IsTheBruteForceOptimumOfOrderAndPlacementTogether|Gpt2InTwoThirds|ABudgetOnlyRecomputationMeetsIsMetByRecomputing|OptimizeBudgetRecomputesAndCheckAcceptsThePlan|EveryZooPlanIsCheckedAndAtItsRoundedPeak|RematerializeBruteForceTest|AddedCostBoundTest|tradeoff_transformer_small|EveryMethodGivesValidOrdersOnRandomDags
 test-sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
