@@ -1,6 +1,8 @@
 #include "olla/runtime/planned_arena.h"
 
 #include <cstdint>
+#include <memory>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -187,6 +189,104 @@ TEST(PlannedArenaTest, TheWindowMarksRequestsOfOtherThreads) {
   EXPECT_TRUE(window[1].other_thread);
   EXPECT_EQ(window[1].size, 48);
   for (void* p : {here, there}) EXPECT_TRUE(arena.Free(p));
+}
+
+TEST(PlannedArenaTest, RequestsOnAnotherStreamFallThrough) {
+  // A planned address is reused in the step stream's order; a kernel on another stream
+  // would race with it, so its request never gets one.
+  PlannedArena arena(256);
+  arena.Announce({{0, 256}});
+  void* other = arena.Allocate(256, /*on_step_stream=*/false);
+  void* planned = arena.Allocate(256);
+  EXPECT_FALSE(arena.InArena(other));
+  EXPECT_TRUE(arena.InArena(planned));
+  const ArenaStats stats = arena.stats();
+  EXPECT_EQ(stats.served, 1);
+  EXPECT_EQ(stats.fell_through, 1);
+  EXPECT_EQ(stats.other_stream, 1);
+  for (void* p : {other, planned}) EXPECT_TRUE(arena.Free(p));
+}
+
+// A fence that passes when the test says so.
+class ManualFence final : public Fence {
+ public:
+  explicit ManualFence(const bool* passed) : passed_(passed) {}
+  bool Passed() override { return *passed_; }
+
+ private:
+  const bool* passed_;
+};
+
+TEST(PlannedArenaTest, FencedBytesAreServedAgainOnlyOnceTheFenceHasPassed) {
+  PlannedArena arena(512);
+  arena.Announce({{0, 256}});
+  void* first = arena.Allocate(256);
+  bool passed = false;
+  EXPECT_TRUE(arena.FreeAfter(first, std::make_unique<ManualFence>(&passed)));
+  EXPECT_EQ(arena.live_allocations(), 0);
+  EXPECT_FALSE(arena.Free(first));  // Freed already.
+  // The next buffer planned over those bytes must wait: it falls through.
+  arena.Announce({{128, 256}});
+  void* blocked = arena.Allocate(256);
+  EXPECT_FALSE(arena.InArena(blocked));
+  EXPECT_EQ(arena.stats().blocked, 1);
+  passed = true;
+  arena.Announce({{128, 256}});
+  void* served = arena.Allocate(256);
+  EXPECT_EQ(static_cast<char*>(served) - static_cast<const char*>(arena.base()), 128);
+  const ArenaStats stats = arena.stats();
+  EXPECT_EQ(stats.fenced, 1);
+  EXPECT_EQ(stats.served, 2);
+  for (void* p : {blocked, served}) EXPECT_TRUE(arena.Free(p));
+  EXPECT_EQ(arena.live_allocations(), 0);
+}
+
+TEST(PlannedArenaTest, AFenceThatHasPassedFreesAtOnce) {
+  PlannedArena arena(256);
+  arena.Announce({{0, 256}});
+  void* first = arena.Allocate(256);
+  bool passed = true;
+  EXPECT_TRUE(arena.FreeAfter(first, std::make_unique<ManualFence>(&passed)));
+  EXPECT_EQ(arena.stats().fenced, 0);
+  arena.Announce({{0, 256}});
+  EXPECT_EQ(arena.Allocate(256), first);
+  EXPECT_TRUE(arena.Free(first));
+}
+
+// Memory that records what it handed out, as a device allocator underneath would.
+class RecordingMemory final : public ArenaMemory {
+ public:
+  explicit RecordingMemory(std::set<void*>* live) : live_(live) {}
+  void* Allocate(size_t bytes) override {
+    void* pointer = host_.Allocate(bytes);
+    live_->insert(pointer);
+    return pointer;
+  }
+  void Free(void* pointer) override {
+    live_->erase(pointer);
+    host_.Free(pointer);
+  }
+
+ private:
+  HostMemory host_;
+  std::set<void*>* live_;
+};
+
+TEST(PlannedArenaTest, TheBlockAndEveryFallThroughComeFromTheMemoryUnderneath) {
+  std::set<void*> live;
+  {
+    PlannedArena arena(256, std::make_unique<RecordingMemory>(&live));
+    EXPECT_EQ(live.size(), 1u);
+    EXPECT_EQ(live.count(const_cast<void*>(arena.base())), 1u);
+    arena.Announce({{0, 256}});
+    void* scratch = arena.Allocate(8);
+    EXPECT_EQ(live.count(scratch), 1u);
+    EXPECT_TRUE(arena.Free(scratch));
+    EXPECT_EQ(live.count(scratch), 0u);
+    arena.Allocate(16);  // Still live when the arena goes.
+    EXPECT_EQ(live.size(), 2u);
+  }
+  EXPECT_TRUE(live.empty());
 }
 
 }  // namespace

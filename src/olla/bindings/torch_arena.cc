@@ -1,20 +1,20 @@
 // olla.torch._arena: PlannedArena (runtime/planned_arena.h) installed as PyTorch's CPU
-// allocator while an olla step runs (python/olla/torch/arena.py wraps it).
+// allocator while an olla step runs (python/olla/torch/arena.py wraps it), and, in a
+// build against a CUDA build of torch, inside PyTorch's CUDA allocator
+// (torch_cuda_allocator.h).
 //
-// Links only c10, from the torch it was built for (cmake/OllaTorch.cmake), not torch's
-// Python bindings: tensors never cross this module, only sizes, offsets and counts. It
-// reports that torch's version and the libc10 it loaded, so that arena.py refuses to
-// install into another torch's allocator. The DataPtrs it hands out carry
-// the data pointer as their context, since some kernels (mkldnn convolutions) check
-// that the two are equal; the deleter finds the arena that served a pointer in a
-// global table, so a tensor may outlive the installation (the arena lives until its
-// last allocation is freed).
+// Links only c10 (and c10_cuda), from the torch it was built for (cmake/OllaTorch.cmake),
+// not torch's Python bindings: tensors never cross this module, only sizes, offsets and
+// counts. It reports that torch's version and the libc10 it loaded, so that arena.py
+// refuses to install into another torch's allocator. The DataPtrs it hands out carry the
+// data pointer as their context, since some kernels (mkldnn convolutions) check that the
+// two are equal; the deleter finds the arena that served a pointer in a global table
+// (served_pointers.h), so a tensor may outlive the installation.
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,7 +24,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "olla/bindings/served_pointers.h"
 #include "olla/runtime/planned_arena.h"
+#ifdef OLLA_TORCH_CUDA
+#include "olla/bindings/torch_cuda_allocator.h"
+#endif
 
 namespace py = pybind11;
 
@@ -34,34 +38,9 @@ namespace {
 // Above c10's default (0) and any priority PyTorch itself uses on CPU.
 constexpr uint8_t kPriority = 200;
 
-class Registry {
- public:
-  static Registry& Get() {
-    static Registry* registry =
-        new Registry();  // Never destroyed: tensors may outlive exit.
-    return *registry;
-  }
-  void Add(void* pointer, std::shared_ptr<PlannedArena> arena) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    owner_[pointer] = std::move(arena);
-  }
-  std::shared_ptr<PlannedArena> Take(void* pointer) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto found = owner_.find(pointer);
-    if (found == owner_.end()) return nullptr;
-    std::shared_ptr<PlannedArena> arena = std::move(found->second);
-    owner_.erase(found);
-    return arena;
-  }
-
- private:
-  std::mutex mutex_;
-  std::unordered_map<void*, std::shared_ptr<PlannedArena>> owner_;
-};
-
 void Delete(void* pointer) {
   if (pointer == nullptr) return;
-  if (std::shared_ptr<PlannedArena> arena = Registry::Get().Take(pointer))
+  if (std::shared_ptr<PlannedArena> arena = ServedPointers::Get().Take(pointer))
     arena->Free(pointer);
 }
 
@@ -72,7 +51,7 @@ class PlanningAllocator final : public c10::Allocator {
     if (arena == nullptr)
       throw std::runtime_error("olla's arena allocator is not installed");
     void* pointer = arena->Allocate(bytes);
-    if (pointer != nullptr) Registry::Get().Add(pointer, std::move(arena));
+    if (pointer != nullptr) ServedPointers::Get().Add(pointer, std::move(arena));
     return {pointer, pointer, &Delete, c10::Device(c10::DeviceType::CPU)};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &Delete; }
@@ -145,10 +124,12 @@ py::dict Stats(const PlannedArena& arena) {
   out["served_bytes"] = stats.served_bytes;
   out["fell_through"] = stats.fell_through;
   out["fell_through_bytes"] = stats.fell_through_bytes;
+  out["other_stream"] = stats.other_stream;
   out["fall_through_live_bytes"] = stats.fall_through_live_bytes;
   out["fall_through_peak_bytes"] = stats.fall_through_peak_bytes;
   out["blocked"] = stats.blocked;
   out["unclaimed"] = stats.unclaimed;
+  out["fenced"] = stats.fenced;
   out["peak_bytes"] = stats.peak_bytes();
   return out;
 }
@@ -201,4 +182,15 @@ PYBIND11_MODULE(_arena, module) {
   module.def(
       "installed", [] { return olla::previous != nullptr; },
       "Whether an arena is PyTorch's CPU allocator now");
+#ifdef OLLA_TORCH_CUDA
+  module.attr("cuda_built") = true;
+  module.def("cuda_arena", &olla::NewCudaArena, py::arg("arena_bytes"),
+             "An Arena on the current CUDA device, from PyTorch's caching allocator");
+  module.def("install_cuda", &olla::InstallCuda, py::arg("arena"));
+  module.def("uninstall_cuda", &olla::UninstallCuda);
+  module.def("cuda_installed", &olla::CudaInstalled,
+             "Whether olla's allocator stands in PyTorch's CUDA allocator now");
+#else
+  module.attr("cuda_built") = false;
+#endif
 }

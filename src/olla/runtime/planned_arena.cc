@@ -1,32 +1,23 @@
 #include "olla/runtime/planned_arena.h"
 
-#include <cstdlib>
+#include <algorithm>
+#include <iterator>
 #include <new>
+#include <utility>
 
 namespace olla {
-namespace {
 
-constexpr size_t kAlignment = 64;  // As c10::alloc_cpu.
-
-void* AlignedAllocate(size_t bytes) {
-  void* pointer = nullptr;
-  // posix_memalign takes any size; aligned_alloc wants a multiple of the alignment.
-  if (posix_memalign(&pointer, kAlignment, bytes) != 0) throw std::bad_alloc();
-  return pointer;
-}
-
-}  // namespace
-
-PlannedArena::PlannedArena(int64_t arena_bytes) : arena_bytes_(arena_bytes) {
+PlannedArena::PlannedArena(int64_t arena_bytes, std::unique_ptr<ArenaMemory> memory)
+    : memory_(std::move(memory)), arena_bytes_(arena_bytes) {
   if (arena_bytes < 0) throw std::bad_alloc();
   if (arena_bytes > 0)
-    base_ = static_cast<char*>(AlignedAllocate(static_cast<size_t>(arena_bytes)));
+    base_ = static_cast<char*>(memory_->Allocate(static_cast<size_t>(arena_bytes)));
   stats_.arena_bytes = arena_bytes;
 }
 
 PlannedArena::~PlannedArena() {
-  for (const auto& [pointer, bytes] : fall_through_live_) std::free(pointer);
-  std::free(base_);
+  for (const auto& [pointer, bytes] : fall_through_live_) memory_->Free(pointer);
+  if (base_ != nullptr) memory_->Free(base_);
 }
 
 void PlannedArena::Announce(std::vector<PlannedSlot> slots) {
@@ -78,13 +69,7 @@ void* PlannedArena::ServePlanned(size_t bytes, int64_t request) {
     ++stats_.blocked;
     return nullptr;
   }
-  // The first live range ending after `begin` is the only one that can overlap.
-  auto next = live_ranges_.upper_bound(begin);
-  if (next != live_ranges_.begin()) {
-    auto below = std::prev(next);
-    if (below->second > begin) next = below;
-  }
-  if (next != live_ranges_.end() && next->first < end) {
+  if (Overlaps(begin, end)) {
     ++stats_.blocked;
     return nullptr;
   }
@@ -94,19 +79,38 @@ void* PlannedArena::ServePlanned(size_t bytes, int64_t request) {
   return base_ + begin;
 }
 
-void* PlannedArena::Allocate(size_t bytes) {
+bool PlannedArena::Overlaps(int64_t begin, int64_t end) {
+  while (true) {
+    // The first live range ending after `begin` is the only one that can overlap.
+    auto next = live_ranges_.upper_bound(begin);
+    if (next != live_ranges_.begin()) {
+      auto below = std::prev(next);
+      if (below->second > begin) next = below;
+    }
+    if (next == live_ranges_.end() || next->first >= end) return false;
+    const auto fenced = fenced_.find(next->first);
+    if (fenced == fenced_.end() || !fenced->second->Passed()) return true;
+    fenced_.erase(fenced);
+    live_ranges_.erase(next);
+  }
+}
+
+void* PlannedArena::Allocate(size_t bytes, bool on_step_stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   const int64_t request = static_cast<int64_t>(window_.size());
   window_.push_back(
       {static_cast<int64_t>(bytes), 0, -1, std::this_thread::get_id() != announcer_});
   if (bytes == 0) return nullptr;
-  if (void* planned = ServePlanned(bytes, request)) {
-    window_.back().address = reinterpret_cast<uintptr_t>(planned);
-    return planned;
+  if (on_step_stream) {
+    if (void* planned = ServePlanned(bytes, request)) {
+      window_.back().address = reinterpret_cast<uintptr_t>(planned);
+      return planned;
+    }
   }
-  void* pointer = AlignedAllocate(bytes);
+  void* pointer = memory_->Allocate(bytes);
   window_.back().address = reinterpret_cast<uintptr_t>(pointer);
   fall_through_live_.emplace(pointer, static_cast<int64_t>(bytes));
+  if (!on_step_stream) ++stats_.other_stream;
   ++stats_.fell_through;
   stats_.fell_through_bytes += static_cast<int64_t>(bytes);
   stats_.fall_through_live_bytes += static_cast<int64_t>(bytes);
@@ -121,8 +125,17 @@ bool PlannedArena::InArena(const void* pointer) const {
 }
 
 bool PlannedArena::Free(void* pointer) {
-  if (pointer == nullptr) return true;
   std::lock_guard<std::mutex> lock(mutex_);
+  return FreeLocked(pointer, nullptr);
+}
+
+bool PlannedArena::FreeAfter(void* pointer, std::unique_ptr<Fence> fence) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return FreeLocked(pointer, std::move(fence));
+}
+
+bool PlannedArena::FreeLocked(void* pointer, std::unique_ptr<Fence> fence) {
+  if (pointer == nullptr) return true;
   const auto address = reinterpret_cast<uintptr_t>(pointer);
   for (auto r = window_.rbegin(); r != window_.rend(); ++r) {
     if (r->address == address && r->freed_at < 0) {
@@ -131,13 +144,21 @@ bool PlannedArena::Free(void* pointer) {
     }
   }
   if (InArena(pointer)) {
-    return live_ranges_.erase(static_cast<char*>(pointer) - base_) == 1;
+    const int64_t offset = static_cast<char*>(pointer) - base_;
+    if (live_ranges_.count(offset) == 0 || fenced_.count(offset) == 1) return false;
+    if (fence == nullptr || fence->Passed()) {
+      live_ranges_.erase(offset);
+    } else {
+      fenced_.emplace(offset, std::move(fence));
+      ++stats_.fenced;
+    }
+    return true;
   }
   const auto found = fall_through_live_.find(pointer);
   if (found == fall_through_live_.end()) return false;
   stats_.fall_through_live_bytes -= found->second;
   fall_through_live_.erase(found);
-  std::free(pointer);
+  memory_->Free(pointer);
   return true;
 }
 
@@ -162,7 +183,8 @@ void PlannedArena::ResetStats() {
 
 int64_t PlannedArena::live_allocations() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return static_cast<int64_t>(live_ranges_.size() + fall_through_live_.size());
+  return static_cast<int64_t>(live_ranges_.size() - fenced_.size() +
+                              fall_through_live_.size());
 }
 
 }  // namespace olla

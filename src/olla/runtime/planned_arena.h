@@ -1,6 +1,8 @@
 // PlannedArena: serves a plan's buffers at their planned offsets in one block of
 // memory, allocated once, while the planned step runs (python/olla/torch installs it as
-// PyTorch's CPU allocator; docs/torch.md).
+// PyTorch's CPU allocator, or inside its CUDA allocator; docs/torch.md, docs/gpu.md).
+// The memory comes from an ArenaMemory (arena_memory.h): the block and every
+// fall-through allocation.
 //
 // Before each op runs, the executor announces the op's planned allocations: an exact
 // size and an offset each, and which of the op's allocation requests it is where that
@@ -20,6 +22,11 @@
 // With an arena of 0 bytes and no announcements it is a counting allocator: every
 // allocation falls through and the peak of live bytes is measured.
 //
+// On a GPU the step's kernels run in one stream's order, so a planned address is served
+// only to requests made on that stream (the caller says which): a request on another
+// stream falls through, and bytes another stream may still read when they are freed
+// (recordStream) stay out of service until a Fence says that stream's work has run.
+//
 // Thread safe: kernels may allocate from several threads. The requests of a thread
 // other than the announcing one come in no fixed order (the window marks them), so the
 // executor announces their slots by size, apart from every other request of the op.
@@ -28,10 +35,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <vector>
+
+#include "olla/runtime/arena_memory.h"
 
 namespace olla {
 
@@ -60,6 +70,9 @@ struct ArenaStats {
   int64_t served_bytes = 0;
   int64_t fell_through = 0;  // Allocations the plan did not know, or could not serve.
   int64_t fell_through_bytes = 0;
+  // Of those, requests made on another stream than the step's (never served a planned
+  // address).
+  int64_t other_stream = 0;
   int64_t fall_through_live_bytes = 0;  // Live now.
   int64_t fall_through_peak_bytes = 0;
   // Announced buffers whose address was taken by a live allocation when requested.
@@ -67,15 +80,19 @@ struct ArenaStats {
   // Announced buffers never requested before the next announcement (the op asked for
   // other sizes, or allocated elsewhere).
   int64_t unclaimed = 0;
+  // Planned buffers freed while another stream's work might still read them: their
+  // bytes waited for a Fence before being served again.
+  int64_t fenced = 0;
   // What the step needed: the arena plus the peak of fall-through bytes.
   int64_t peak_bytes() const { return arena_bytes + fall_through_peak_bytes; }
 };
 
 class PlannedArena {
  public:
-  // Allocates the arena (64-byte aligned, like PyTorch's CPU allocator). Throws
-  // std::bad_alloc when the system cannot give it.
-  explicit PlannedArena(int64_t arena_bytes);
+  // Allocates the arena from `memory` (host memory, 64-byte aligned like PyTorch's CPU
+  // allocator, unless told otherwise). Throws what `memory` throws when it cannot.
+  explicit PlannedArena(int64_t arena_bytes, std::unique_ptr<ArenaMemory> memory =
+                                                 std::make_unique<HostMemory>());
   ~PlannedArena();
   PlannedArena(const PlannedArena&) = delete;
   PlannedArena& operator=(const PlannedArena&) = delete;
@@ -91,13 +108,20 @@ class PlannedArena {
   void AnnounceScheduled(size_t position);
 
   // A pointer to `bytes` bytes (nullptr for 0 bytes): a planned address or a
-  // fall-through allocation. Throws std::bad_alloc when a fall-through fails.
-  void* Allocate(size_t bytes);
+  // fall-through allocation. `on_step_stream`: false for a request made on another
+  // stream than the step's, which falls through. Throws what the memory throws when a
+  // fall-through fails.
+  void* Allocate(size_t bytes, bool on_step_stream = true);
   // Frees what Allocate returned (nullptr is ignored). Returns false for a pointer this
   // arena did not hand out (nothing is freed then).
   bool Free(void* pointer);
-  // Whether `pointer` lies inside the arena block.
+  // Free(), but a planned address's bytes are served again only once `fence` has
+  // passed. (A fall-through pointer is given back at once: the memory underneath
+  // orders its own reuse.)
+  bool FreeAfter(void* pointer, std::unique_ptr<Fence> fence);
+  // Whether `pointer` lies inside the arena block, and the block's first byte.
   bool InArena(const void* pointer) const;
+  const void* base() const { return base_; }
 
   ArenaStats stats() const;
   // Starts the counts afresh (the fall-through peak from what is live now): each step
@@ -109,11 +133,16 @@ class PlannedArena {
   std::vector<ArenaRequest> window() const;
 
  private:
-  // Caller holds mutex_ for both.
+  // Caller holds mutex_ for these.
   int64_t FindSlot(size_t bytes, int64_t request) const;  // Index in announced_, or -1.
   void* ServePlanned(size_t bytes, int64_t request);
+  // Whether a live range holds a byte of [begin, end); fenced ranges whose fence has
+  // passed are released on the way.
+  bool Overlaps(int64_t begin, int64_t end);
+  bool FreeLocked(void* pointer, std::unique_ptr<Fence> fence);
 
   mutable std::mutex mutex_;
+  std::unique_ptr<ArenaMemory> memory_;
   char* base_ = nullptr;
   int64_t arena_bytes_ = 0;
   std::vector<std::vector<PlannedSlot>> schedule_;
@@ -122,6 +151,8 @@ class PlannedArena {
   std::vector<ArenaRequest> window_;
   std::thread::id announcer_;               // The thread that made the last announcement.
   std::map<int64_t, int64_t> live_ranges_;  // offset -> end, in the arena
+  // Ranges of live_ranges_ already freed, waiting for their fence.
+  std::map<int64_t, std::unique_ptr<Fence>> fenced_;
   std::unordered_map<void*, int64_t> fall_through_live_;  // pointer -> bytes
   ArenaStats stats_;
 };
