@@ -12,6 +12,7 @@ Each algorithm says:
   - `slots`: the scalars its ops take, and `scalars(group, host)`: their values for a
     step, from `host`, what the step knows outside the traced tensors (a step count);
   - `initial(p, group, name)`: a state tensor as torch.optim makes it, and
+    `first_update_state(p, group, name)`: as the first update reads it;
     `create(own, p, group, structure)`: the state torch.optim creates before its first
     step, in a parameter's state dict `own` (True when it made the update's tensors);
     `advance(own, group, created)`: what torch.optim's step does to that state outside
@@ -47,6 +48,8 @@ class Algorithm:
     state_at_construction = False
     # Whether it keeps a step count (made with the rest of the state).
     counts_steps = True
+    # Whether fused=True (torch.optim's one-kernel update) is traced.
+    fused_traced = False
 
     def keeps(self, structure, name):
         return True
@@ -57,6 +60,10 @@ class Algorithm:
     def initial(self, p, group, name):
         """State tensor `name` of `p` as torch.optim makes it."""
         return _zeros(p)
+
+    def first_update_state(self, p, group, name):
+        """State tensor `name` of `p` as a first update reads it."""
+        return self.initial(p, group, name)
 
     def create(self, own, p, group, structure):
         if self.counts_steps:
@@ -141,24 +148,63 @@ def _adam_moments(p, grad, own, s, weight_decay, decoupled, maximize):
 
 
 class Adam(Algorithm):
-    """Adam and AdamW (Adam with decoupled weight decay, which each group states)."""
+    """Adam and AdamW (Adam with decoupled weight decay, which each group states), with
+    fused=True too: torch.optim's fused update is one kernel over all parameters, whose
+    arithmetic is per element, so the traced step calls it once per parameter (the
+    same values, and each gradient freed after its own update); its step count is then
+    a state tensor on the parameter's device, which the kernel reads."""
     classes = (torch.optim.Adam, torch.optim.AdamW)
-    state = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+    state = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step")
     slots = ("weight_decay", "one_minus_lr_weight_decay", "one_minus_beta1", "beta2",
-             "one_minus_beta2", "bias_correction2_sqrt", "eps", "neg_step_size")
+             "one_minus_beta2", "bias_correction2_sqrt", "eps", "neg_step_size", "lr",
+             "beta1")
     Structure = collections.namedtuple("AdamStructure",
-                                       "weight_decay decoupled amsgrad maximize")
+                                       "weight_decay decoupled amsgrad maximize fused")
+    fused_traced = True
 
     def structure(self, g):
         return self.Structure(g["weight_decay"] != 0,
                               bool(g.get("decoupled_weight_decay", False)),
-                              bool(g["amsgrad"]), bool(g["maximize"]))
+                              bool(g["amsgrad"]), bool(g["maximize"]),
+                              bool(g.get("fused")))
 
     def keeps(self, structure, name):
+        if name == "step":  # The fused kernel's input; else a count outside the update.
+            return structure.fused
         return name != "max_exp_avg_sq" or structure.amsgrad
+
+    def initial(self, p, group, name):
+        if name == "step":
+            return torch.zeros((), dtype=_get_scalar_dtype(is_fused=True), device=p.device)
+        return _zeros(p)
+
+    def first_update_state(self, p, group, name):
+        state = self.initial(p, group, name)
+        return state + 1 if name == "step" else state  # Advanced before the kernel.
+
+    def create(self, own, p, group, structure):
+        fresh = "step" not in own
+        created = super().create(own, p, group, structure)
+        if structure.fused and fresh:  # On the parameter's device, as the kernel wants.
+            own["step"] = self.initial(p, group, "step")
+        return created
+
+    def first_host(self, group):
+        if group.get("fused"):
+            return {"step": None}
+        return super().first_host(group)
+
+    def advance(self, own, group, created):
+        if group.get("fused"):
+            own["step"] += 1  # On the device: the kernel reads it; no host copy needed.
+            return {"step": None}
+        return super().advance(own, group, created)
 
     def scalars(self, g, host):
         beta1, beta2 = g["betas"]
+        if g.get("fused"):
+            return dict(lr=g["lr"], beta1=beta1, beta2=beta2,
+                        weight_decay=g["weight_decay"], eps=g["eps"])
         step = host["step"]
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
@@ -169,7 +215,15 @@ class Adam(Algorithm):
                     neg_step_size=-(g["lr"] / bias_correction1))
 
     def update(self, p, grad, own, s, structure):
-        weight_decay, decoupled, amsgrad, maximize = structure
+        weight_decay, decoupled, amsgrad, maximize, fused = structure
+        if fused:
+            kernel = torch._fused_adamw_ if decoupled else torch._fused_adam_
+            kernel([p], [grad], [own["exp_avg"]], [own["exp_avg_sq"]],
+                   [own["max_exp_avg_sq"]] if amsgrad else [], [own["step"]],
+                   lr=s["lr"], beta1=s["beta1"], beta2=s["beta2"],
+                   weight_decay=s["weight_decay"], eps=s["eps"], amsgrad=amsgrad,
+                   maximize=maximize)
+            return
         _adam_moments(p, grad, own, s, weight_decay, decoupled, maximize)
         exp_avg, exp_avg_sq = own["exp_avg"], own["exp_avg_sq"]
         if amsgrad:

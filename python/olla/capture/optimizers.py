@@ -35,7 +35,7 @@ _NAMED = {
 # Options of torch.optim that change the arithmetic in ways not traced here. foreach
 # is allowed where the algorithm's foreach arithmetic is its for-loop's
 # (Algorithm.foreach_matches; the self-check compares the two on every model).
-_UNSUPPORTED = {"capturable": (False,), "differentiable": (False,), "fused": (None, False)}
+_UNSUPPORTED = {"capturable": (False,), "differentiable": (False,)}
 
 
 class OptimizerError(ValueError):
@@ -62,6 +62,10 @@ def _check_group(algorithm, index, group):
         if option in group and group[option] not in allowed:
             raise OptimizerError(f"optimizer: param_groups[{index}] option {option}="
                                  f"{group[option]!r} is not supported by olla")
+    if group.get("fused") and not algorithm.fused_traced:
+        raise OptimizerError(
+            f"optimizer: param_groups[{index}] option fused=True is traced by olla for "
+            f"torch.optim.Adam and AdamW only; pass fused=False")
     if group.get("foreach") and not algorithm.foreach_matches:
         raise OptimizerError(
             f"optimizer: param_groups[{index}] option foreach=True: torch.optim's "
@@ -162,9 +166,10 @@ class Optimizer:
         return self.algorithm.keeps(self.structure[index], name)
 
     def initial_state(self, parameters):
-        """The state as torch.optim creates it: one list per state name, of the tensors
+        """The state a first update reads, as torch.optim creates it (and advances it,
+        for a step count the update reads): one list per state name, of the tensors
         of the parameters that keep that state (has_state), in order."""
-        return [[self.algorithm.initial(p, self.groups[i], name)
+        return [[self.algorithm.first_update_state(p, self.groups[i], name)
                  for i, p in enumerate(parameters) if self.has_state(i, name)]
                 for name in self.state_names()]
 

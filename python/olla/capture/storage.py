@@ -175,7 +175,9 @@ class _Builder:
             return b
 
         returns = schema.returns
-        if len(returns) == 1 and not isinstance(value, (tuple, list)):
+        if not returns:  # Only writes its inputs (torch._fused_adamw_).
+            ids = ()
+        elif len(returns) == 1 and not isinstance(value, (tuple, list)):
             ids = result(returns[0], value, 0)
         elif len(returns) == 1:  # one list-typed result, e.g. split's Tensor(a)[]
             ids = [result(returns[0], t, i) for i, t in enumerate(value)]

@@ -223,6 +223,10 @@ def small_step(optimizer_of=lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)
                                 {"params": [], "lr": 0.1, "momentum": 0.5}], lr=0.1),
     lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, foreach=True),
     lambda ps: torch.optim.AdamW(ps, lr=0.01, amsgrad=True, foreach=True),
+    # fused: torch.optim's one kernel, traced once per parameter (the same values).
+    lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.1, fused=True),
+    lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1, amsgrad=True,
+                                maximize=True, fused=True),
     lambda ps: torch.optim.RMSprop(ps, lr=0.01),
     lambda ps: torch.optim.RMSprop(ps, lr=0.01, alpha=0.9, eps=1e-6, weight_decay=0.1,
                                    momentum=0.5, centered=True),
@@ -271,9 +275,10 @@ def test_untraceable_optimizers_and_options_are_named():
     with pytest.raises(ValueError, match="Adadelta cannot be traced by olla"):
         olla_torch.optimize(model, [x], cross_entropy,
                             torch.optim.Adadelta(model.parameters()), targets=[y])
-    with pytest.raises(ValueError, match=r"param_groups\[0\] option fused=True"):
+    with pytest.raises(ValueError, match=r"param_groups\[0\] option fused=True is "
+                                         r"traced by olla for torch.optim.Adam and AdamW"):
         olla_torch.optimize(model, [x], cross_entropy,
-                            torch.optim.Adam(model.parameters(), lr=0.1, fused=True),
+                            torch.optim.SGD(model.parameters(), lr=0.1, fused=True),
                             targets=[y])
     with pytest.raises(ValueError, match=r"param_groups\[0\] option foreach=True: "
                                          r"torch.optim's foreach NAdam rounds otherwise"):
