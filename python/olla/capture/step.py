@@ -82,6 +82,19 @@ def _model_mode(model, training):
         model.train(previous)
 
 
+def _one_device(named):
+    """The device of every tensor of [(description, tensor)] (the CPU for none); a
+    ValueError names the first tensor on another device than the first's."""
+    if not named:
+        return torch.device("cpu")
+    first, device = named[0][0], named[0][1].device
+    for description, tensor in named:
+        if tensor.device != device:
+            raise ValueError(f"{description}: on {tensor.device}, but {first} is on "
+                             f"{device}; a step runs on one device")
+    return device
+
+
 def _named_tensors(model, trainable):
     """The model's tensors with every name they go by (a tied weight has several):
     (trainable parameters, other module state), each a list of (names, tensor), in the
@@ -142,6 +155,11 @@ class TrainingStep:
         self.buffer_names = {n for n, _ in model.named_buffers()}
         self.parameters = [t for _, t in learned]
         self.module_state = [t for _, t in others]
+        self.device = _one_device(
+            [(f"model: parameter '{names[0]}'", t) for names, t in learned + others]
+            + [(f"inputs[{i}]", t) for i, t in enumerate(self.inputs)]
+            + [(f"keyword input '{k}'", t) for k, t in self.kwargs.items()]
+            + [(f"targets[{i}]", t) for i, t in enumerate(self.targets)])
         self.optimizer = Optimizer(optimizer, self.parameters, lr)
         self.optimizer_state = self.optimizer.initial_state(self.parameters)
         self.scalars = self.optimizer.scalar_values()

@@ -1,9 +1,11 @@
 """The planned arena and the counting allocator as context managers.
 
 Both install olla's allocator (the C++ extension olla.torch._arena, built against the
-torch of its environment by `pip install .` or `make build`) as PyTorch's CPU allocator
-for the duration of a `with` block, and restore the previous one on the way out, also
-when the block raises.
+torch of its environment by `pip install .` or `make build`) for the duration of a
+`with` block, and restore the previous one on the way out, also when the block raises:
+on the CPU as PyTorch's CPU allocator, on a CUDA device in the place of PyTorch's CUDA
+caching allocator, which then serves the arena's block and everything the plan does
+not know (docs/gpu.md).
 """
 
 import contextlib
@@ -39,10 +41,12 @@ check_build(_arena.torch_version, _arena.c10_library(), torch.__version__,
 
 class ArenaStats(dict):
     """What an arena served: arena_bytes, served (count) and served_bytes, fell_through
-    and fell_through_bytes (allocations the plan did not know or could not serve),
+    and fell_through_bytes (allocations the plan did not know or could not serve; of
+    them other_stream, made on another CUDA stream than the step's),
     fall_through_peak_bytes, blocked (planned addresses refused because their bytes
-    were still live), unclaimed (planned buffers never requested), peak_bytes (arena
-    plus the fall-through peak)."""
+    were still live), unclaimed (planned buffers never requested), fenced (planned
+    buffers freed while another stream could still read them, served again only after
+    that stream's work), peak_bytes (arena plus the fall-through peak)."""
 
     def __getattr__(self, name):
         try:
@@ -51,10 +55,68 @@ class ArenaStats(dict):
             raise AttributeError(name) from None
 
 
+def alignment(device):
+    """What PyTorch's allocator aligns and rounds to on `device`: 64 bytes on the CPU;
+    512 on CUDA (the caching allocator's smallest block), which olla's plans keep so
+    that every planned address is aligned as a kernel expects."""
+    return 512 if torch.device(device).type == "cuda" else 64
+
+
+def check_device(device):
+    """Raises ValueError unless olla can run a step on `device` (a torch.device)."""
+    if device.type == "cpu":
+        return
+    if device.type != "cuda":
+        raise ValueError(f"device: the step's tensors are on {device}; olla runs steps "
+                         f"on the CPU and on CUDA devices")
+    if not _arena.cuda_built:
+        raise ValueError(f"device: the step's tensors are on {device}, but olla was "
+                         f"built against a CPU-only PyTorch; reinstall olla beside a "
+                         f"CUDA build of PyTorch")
+    if not torch.cuda.is_available():
+        raise ValueError(f"device: the step's tensors are on {device}, but PyTorch sees "
+                         f"no CUDA device")
+
+
+class Arena:
+    """A planned arena (the extension's) and the device its memory is on; every
+    method of the extension's Arena (announce, set_schedule, window, stats, ...)."""
+
+    def __init__(self, native, device):
+        self.native = native
+        self.device = device
+
+    def __getattr__(self, name):
+        return getattr(self.native, name)
+
+
+def new_arena(arena_bytes, device=None):
+    """An arena of `arena_bytes` for steps on `device` (the CPU unless given): host
+    memory, or on a CUDA device one block from PyTorch's caching allocator, so that it
+    counts in torch.cuda's memory statistics."""
+    device = torch.device("cpu" if device is None else device)
+    check_device(device)
+    if device.type == "cpu":
+        return Arena(_arena.Arena(arena_bytes), device)
+    torch.cuda.init()
+    with torch.cuda.device(device):
+        return Arena(_arena.cuda_arena(arena_bytes), device)
+
+
 @contextlib.contextmanager
 def installed(arena):
-    """Every CPU allocation inside the block goes through `arena` (an _arena.Arena)."""
-    _arena.install(arena)
+    """Every allocation on the arena's device inside the block goes through `arena`
+    (new_arena's); on a CUDA device, the planned addresses serve requests on the stream
+    current when the block starts."""
+    if arena.device.type == "cuda":
+        with torch.cuda.device(arena.device):
+            _arena.install_cuda(arena.native)
+            try:
+                yield arena
+            finally:
+                _arena.uninstall_cuda()
+        return
+    _arena.install(arena.native)
     try:
         yield arena
     finally:
@@ -62,14 +124,10 @@ def installed(arena):
 
 
 @contextlib.contextmanager
-def counting():
-    """Counts every CPU allocation inside the block; yields a function returning the
-    ArenaStats so far (fall_through_peak_bytes: the peak of live bytes allocated inside
-    the block)."""
-    arena = _arena.Arena(0)
+def counting(device=None):
+    """Counts every allocation on `device` (the CPU unless given) inside the block;
+    yields a function returning the ArenaStats so far (fall_through_peak_bytes: the
+    peak of live bytes allocated inside the block)."""
+    arena = new_arena(0, device)
     with installed(arena):
         yield lambda: ArenaStats(arena.stats())
-
-
-def new_arena(arena_bytes):
-    return _arena.Arena(arena_bytes)

@@ -30,9 +30,6 @@ from ..capture.storage import flatten
 from . import arena as arenas
 from .codegen import compile_steps
 
-_SCRATCH_ALIGNMENT = 64  # As PyTorch's CPU allocator aligns.
-
-
 def _round_up(size, alignment):
     return (size + alignment - 1) // alignment * alignment
 
@@ -42,30 +39,32 @@ class OpProfile:
     and scratch [(request index, bytes, offset in the op's workspace)]: the requests
     freed before the op ended, packed first fit by when they were live (the index is
     -1, matched by size, for a request made on a kernel's worker thread, which is
-    packed apart from every other)."""
+    packed apart from every other), each at an offset aligned as the device's
+    allocator aligns (`alignment`)."""
 
-    def __init__(self, outputs, scratch):
+    def __init__(self, outputs, scratch, alignment):
         self.outputs = outputs
         self.scratch = scratch
+        self.alignment = alignment
 
     def workspace(self):
-        return max((offset + _round_up(size, _SCRATCH_ALIGNMENT)
+        return max((offset + _round_up(size, self.alignment)
                     for _, size, offset in self.scratch), default=0)
 
 
-def _pack_scratch(requests):
+def _pack_scratch(requests, alignment):
     """First-fit offsets for scratch requests [(index, size, freed_at, other_thread)],
     each live from its request to its free (in request counts), or, made on another
     thread, at any time during the op: [(index or -1 for another thread's, size,
     offset)]."""
     packed = []
     for index, size, freed_at, other in requests:
-        live = sorted((offset, offset + _round_up(size_, _SCRATCH_ALIGNMENT))
+        live = sorted((offset, offset + _round_up(size_, alignment))
                       for _, size_, offset, freed, other_ in packed
                       if other or other_ or freed > index)
         offset = 0
         for begin, end in live:
-            if begin - offset >= _round_up(size, _SCRATCH_ALIGNMENT):
+            if begin - offset >= _round_up(size, alignment):
                 break
             offset = max(offset, end)
         packed.append((index, size, offset, freed_at, other))
@@ -163,13 +162,16 @@ def run_traced(graph, flat_arguments, before=None, after=None):
 
 def calibrate(graph, flat_arguments):
     """Runs graph.fx in its traced order on `flat_arguments` (copies: the step updates
-    them) with a counting allocator; returns ({op id: OpProfile}, the step's output).
+    them) with a counting allocator on the step's device; returns ({op id: OpProfile},
+    the step's output).
     An output whose real size differs from the traced one gets the real size in the
     graph, and graph.metadata["resized_by_calibration"] lists it {buffer name:
     (traced bytes, real bytes)}."""
     profiles = {}
     resized = {}
-    counter = arenas.new_arena(0)
+    device = graph.step.device
+    alignment = arenas.alignment(device)
+    counter = arenas.new_arena(0, device)
 
     def before(position):
         counter.announce(())
@@ -205,10 +207,16 @@ def calibrate(graph, flat_arguments):
         scratch = [(i, size, freed_at, other)
                    for i, (size, address, freed_at, other) in enumerate(window)
                    if size > 0 and i not in taken and freed_at >= 0]
-        profiles[op] = OpProfile(outputs, _pack_scratch(scratch))
+        profiles[op] = OpProfile(outputs, _pack_scratch(scratch, alignment), alignment)
 
     with arenas.installed(counter):
         result = run_traced(graph, flat_arguments, before, after)
+    other_stream = counter.stats()["other_stream"]
+    if other_stream:
+        # Kernels on a side stream could still read bytes the plan hands on.
+        raise ValueError(f"olla cannot run this model's step: it allocated {other_stream} "
+                         f"times on another CUDA stream than its own; olla plans one "
+                         f"stream, and multiple streams are out of scope in this version")
     graph.metadata["resized_by_calibration"] = resized
     return profiles, result
 
@@ -246,6 +254,7 @@ class PlanExecutor:
         self.schedule = [step.slots for step in steps
                          if step.node.target is not operator.getitem]
         self.arena_bytes = plan.arena_bytes
+        self.device = graph.step.device
         self._compiled = compile_steps(
             steps, [n for n in gm.graph.nodes if n.op == "placeholder"],
             _release_lists(steps, output), output, constants(gm),
@@ -308,8 +317,9 @@ class PlanExecutor:
         return slots
 
     def new_arena(self):
-        """An arena of the plan's bytes that knows every op's planned allocations."""
-        arena = arenas.new_arena(self.arena_bytes)
+        """An arena of the plan's bytes, on the step's device, that knows every op's
+        planned allocations."""
+        arena = arenas.new_arena(self.arena_bytes, self.device)
         arena.set_schedule(self.schedule)
         return arena
 

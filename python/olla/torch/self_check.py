@@ -86,7 +86,7 @@ def _eager_step(traced, record=None):
     record: a TorchDispatchMode to run the step under."""
     model = traced.model
     optimizer = traced.optimizer.eager_optimizer()
-    counter = arenas.new_arena(0)
+    counter = arenas.new_arena(0, traced.device)
     with _borrowed(model, optimizer, traced.optimizer.fresh_torch_state()):
         with record or contextlib.nullcontext(), arenas.installed(counter):
             loss = traced.loop.eager_step(model, optimizer, traced.loss_fn, traced.inputs,

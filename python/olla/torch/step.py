@@ -1,6 +1,7 @@
 """olla.torch.optimize: the user's model and optimizer, one training step captured,
 planned by olla, and run in olla's order inside the planned arena (docs/torch.md)."""
 
+import itertools
 import time
 import warnings
 
@@ -14,7 +15,7 @@ from ..capture.storage import CaptureError
 from . import arena as arenas
 from .self_check import run_and_check
 from .costs import measure_costs
-from .executor import PlanExecutor, calibrate, flat_tensors
+from .executor import PlanExecutor, calibrate, flat_tensors, run_traced
 
 
 def _describe(tensor):
@@ -45,6 +46,8 @@ class OllaStep:
                              f"{type(optimizer).__name__}")
         if not callable(loss_fn):
             raise ValueError("loss_fn: expected a callable (output, *targets) -> loss")
+        _check_one_process(model)
+        arenas.check_device(_model_device(model))
         self.model = model
         self.optimizer = optimizer
         self.loop = loop or Loop()
@@ -63,6 +66,7 @@ class OllaStep:
             raise ValueError(f"olla cannot capture this model's step: {error} (see "
                              f"docs/torch.md, 'What it cannot do')") from None
         self.traced = self.graph.step
+        self.device = self.traced.device
         # Where each parameter and piece of module state lives, looked up once: a
         # walk over the modules at every step costs small models a tenth of a step.
         self.parameter_slots = [(name, *_slot(model, name))
@@ -112,6 +116,13 @@ class OllaStep:
         profiles = {}
 
         def run(copies):
+            if self.device.type == "cuda":
+                # A first run makes what CUDA libraries keep for the process (cuBLAS's
+                # workspace per stream, cuDNN's chosen algorithms): calibration then sees
+                # each op's requests as every later step makes them.
+                flat = torch.utils._pytree.tree_flatten(copies)[0]
+                run_traced(self.graph, [t.clone() if isinstance(t, torch.Tensor) else t
+                                        for t in flat])
             started = time.perf_counter()
             found, output = calibrate(self.graph, copies)
             profiles.update(found)
@@ -163,9 +174,9 @@ class OllaStep:
                     f"{name}: shape {_describe(tensor)} differs from the captured "
                     f"{tuple(shape)} {str(dtype).replace('torch.', '')}; plans are per "
                     f"shape: call olla.torch.optimize again with inputs of this shape")
-            if tensor.device.type != "cpu":
-                raise ValueError(f"{name}: on {tensor.device}; olla's runtime runs on the "
-                                 f"CPU (docs/gpu.md)")
+            if tensor.device != self.device:
+                raise ValueError(f"{name}: on {tensor.device}; the step was captured on "
+                                 f"{self.device}")
             if tensor.stride() != stride:
                 raise ValueError(
                     f"{name}: strides {tensor.stride()} differ from the captured "
@@ -254,12 +265,33 @@ def _slot(model, name):
     return model.get_submodule(path), attribute
 
 
+def _model_device(model):
+    """The device of the model's first parameter or buffer (the CPU for none); the
+    capture checks that every tensor of the step is on it."""
+    for tensor in itertools.chain(model.parameters(), model.buffers()):
+        return tensor.device
+    return torch.device("cpu")
+
+
+def _check_one_process(model):
+    """A model wrapped for data-parallel training runs collectives inside its forward
+    and backward passes (gradient all-reduce, parameter all-gather), on other streams
+    than the step's, which olla neither traces nor plans."""
+    wrappers = {"DistributedDataParallel", "FullyShardedDataParallel", "FSDPModule"}
+    for cls in type(model).__mro__:
+        if cls.__name__ in wrappers:
+            raise ValueError(
+                f"model: a {cls.__name__}; olla plans one process's step on one device "
+                f"and one stream, and collectives (DDP, FSDP) are out of scope in this "
+                f"version: pass the module inside it")
+
+
 def _check_no_autocast(what):
     """An autocast region around the step is refused: one region over several eager
     steps reuses its first casts of the weights (autocast's cache), which no traced
     step can follow; autocast=dtype puts it around the forward pass, as PyTorch
     advises."""
-    if torch.is_autocast_enabled("cpu"):
+    if torch.is_autocast_enabled("cpu") or torch.is_autocast_enabled("cuda"):
         raise ValueError(
             f"autocast: {what} runs inside torch.autocast; pass autocast=torch.bfloat16 "
             f"(or float16) to olla.torch.optimize instead, which puts autocast around "
@@ -288,20 +320,18 @@ def _keyword_tensors(values):
     return values
 
 
-# PyTorch's CPU allocator aligns to 64 bytes and rounds nothing (the CUDA caching
-# allocator's 512 bytes would only waste memory here).
-CPU_ALIGNMENT = 64
-
-
 def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=10.0,
-             memory_budget=None, example_kwargs=None, alignment=CPU_ALIGNMENT,
+             memory_budget=None, example_kwargs=None, alignment=None,
              copy_elimination=True, self_check=True, accumulate=1, autocast=None,
              before_update=None, costs="estimated", **options):
     """Captures one training step of `model` (forward on example_inputs and
     example_kwargs, loss_fn(output, *targets), backward, `optimizer`'s update), plans
     it with olla (the options of olla.optimize_graph: time_limit, memory_budget,
-    work_limit, alignment, ...) and returns an OllaStep that runs it; olla.NoPlanError
+    work_limit, alignment, ...) and returns an OllaStep that runs it, on the device the
+    model and inputs are on (the CPU, or one CUDA device: docs/gpu.md); olla.NoPlanError
     when no plan fits memory_budget.
+    alignment: of every planned offset; by default what PyTorch's allocator aligns to on
+    the model's device (64 bytes on the CPU, 512 on CUDA).
     copy_elimination: the exact rewrites of olla.capture.rewrites (copies autograd
     makes that the step need not: an in-place ReLU6's saved input), which change no
     value; False keeps the step as PyTorch traces it.
@@ -315,6 +345,9 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
     (olla.capture.loop.Loop: micro-batches, autocast around the forward pass, code
     between backward and the update such as gradient clipping).
     Options and arguments are checked before anything is captured."""
+    if alignment is None:
+        alignment = arenas.alignment(_model_device(model) if isinstance(
+            model, torch.nn.Module) else "cpu")
     options = dict(options, time_limit=time_limit, alignment=alignment)
     if memory_budget is not None:
         options["memory_budget"] = memory_budget
