@@ -73,7 +73,6 @@ def checkpoint_plan(graph):
         and not overwritten & set(ops[index]["allocates"])]
     chosen = set(recomputable)
     while True:  # Drop runs whose copies nobody reads.
-        produced = {b: i for i in chosen for b in ops[i]["allocates"]}
         serves = {i: sorted({u for b in ops[i]["allocates"] for u in users.get(b, ())
                              if ops[u].get("phase") == "backward"}) for i in chosen}
         feeds = {i: sorted({j for j in chosen if j != i and block_of[j] == block_of[i]
