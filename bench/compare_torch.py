@@ -39,9 +39,8 @@ On a GPU (--device cuda; the module is importable, so the GPU check can reuse
 build_workload, VARIANTS and run_variant) the same variants are measured with
 torch.cuda's statistics: the peak of bytes allocated beyond the model's state
 (max_memory_allocated), of bytes requested (before the allocator's rounding) and of
-bytes reserved, each step synchronized before it is timed; olla's rows say that its
-runtime runs on the CPU in this version (docs/gpu.md). This path has not yet run on a
-GPU.
+bytes reserved, each step synchronized before it is timed; olla's step runs in its
+planned arena on the device (docs/gpu.md). This path has not yet run on a GPU.
 """
 
 import argparse
@@ -434,7 +433,7 @@ def run_variant(model_name, batch, variant_name, budget=None, warmup=2, measured
         row["budget"] = budget
     started = time.perf_counter()
     step, details = variant.setup(model, work, budget)
-    step = _synchronized(device, step)  # olla's step (with .peak) runs on the CPU only
+    step = _synchronized(device, step)  # On CUDA the peaks are torch.cuda's (no .peak)
     row.update(details)
     losses = []
     torch.manual_seed(1)  # The eager copy's steps below draw the same random numbers.
@@ -829,8 +828,7 @@ def main():
                         help="run one variant (or olla_curve) in this process; print its "
                              "row as JSON")
     parser.add_argument("--device", default="cpu",
-                        help="cpu, or cuda: torch.cuda's peaks (olla's rows then say "
-                             "that its runtime runs on the CPU in this version)")
+                        help="cpu, or cuda: torch.cuda's peaks")
     parser.add_argument("--budget", type=int, default=None,
                         help="with --one olla: olla's memory budget in bytes")
     parser.add_argument("--keep", action="store_true",

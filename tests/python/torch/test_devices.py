@@ -3,6 +3,8 @@ on a GPU: docs/gpu.md). What olla cannot run on a device is refused before any
 capture, naming the tensor or the reason; the CUDA path itself runs in the device check
 (bench/gpu_check.py), which needs a GPU."""
 
+import pathlib
+
 import pytest
 import torch
 from torch import nn
@@ -85,3 +87,24 @@ def test_the_cuda_allocator_is_built_against_a_cuda_torch():
     # show on a GPU.
     assert _arena.cuda_built == (torch.version.cuda is not None)
     assert not _arena.cuda_installed()
+
+
+def test_the_device_check_runs_on_the_cpu(tmp_path):
+    # bench/gpu_check.py runs on a GPU machine only now and then; its quick run on the
+    # CPU keeps it from rotting between those runs: every case trained bitwise equal,
+    # nothing fell through olla's arena, and the table written.
+    import json
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[3]
+    result = subprocess.run(
+        [sys.executable, str(root / "bench" / "gpu_check.py"), "--device", "cpu",
+         "--quick", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = json.loads((tmp_path / "gpu_check.json").read_text())["rows"]
+    assert [r["case"] for r in rows] == ["decoder_tiny b2, AdamW",
+                                         "decoder_tiny b2, bfloat16 autocast, AdamW fused"]
+    for row in rows:
+        assert row["bitwise_equal"] and row["target_allocated"]
+        assert row["olla"]["fell_through"] == 0 and row["olla"]["blocked"] == 0
+    assert "| decoder_tiny b2, AdamW |" in (tmp_path / "gpu_check.md").read_text()
