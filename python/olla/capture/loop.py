@@ -7,11 +7,12 @@ Loop.eager_step is the eager step it must equal (olla.torch's self-check runs it
 
 import contextlib
 import dataclasses
+import itertools
 from typing import Callable, Optional
 
 import torch
 
-# The dtypes torch.autocast takes on the CPU.
+# The dtypes olla traces torch.autocast with (on the CPU and CUDA alike).
 AUTOCAST_DTYPES = (torch.bfloat16, torch.float16)
 
 
@@ -21,7 +22,8 @@ class Loop:
     input and target along dimension 0), each with its own forward, loss and backward,
     their gradients summed into one update as loss.backward() sums them into .grad
     (scale the loss in loss_fn if a mean is wanted). autocast: a dtype, the forward
-    pass and the loss run in torch.autocast("cpu", dtype) as eager code puts them.
+    pass and the loss run in torch.autocast(the step's device type, dtype) as eager
+    code puts them.
     before_update: a function of no arguments, called once the gradients are in the
     parameters' .grad and before the optimizer's update, for what loops do there
     (torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)); in the traced step it
@@ -72,19 +74,23 @@ class Loop:
         return [([t[m] for t in inputs], {k: t[m] for k, t in kwargs.items()},
                  [t[m] for t in targets]) for m in range(self.accumulate)]
 
-    def autocast_context(self):
+    def autocast_context(self, device):
+        """torch.autocast with this loop's dtype for `device`'s type (the step's
+        device: an autocast region of another device type casts nothing here)."""
         if self.autocast is None:
             return contextlib.nullcontext()
-        return torch.autocast("cpu", dtype=self.autocast)
+        return torch.autocast(torch.device(device).type, dtype=self.autocast)
 
     def eager_step(self, model, optimizer, loss_fn, inputs, targets=(), kwargs=None):
         """One training step as eager code writes this loop; returns the loss (summed
         over the micro-batches), detached."""
         optimizer.zero_grad(set_to_none=True)
+        device = next(itertools.chain(model.parameters(), model.buffers(), inputs),
+                      torch.zeros(())).device
         total = None
         for micro_inputs, micro_kwargs, micro_targets in self.micro_batches(
                 inputs, kwargs or {}, targets):
-            with self.autocast_context():
+            with self.autocast_context(device):
                 loss = loss_fn(model(*micro_inputs, **micro_kwargs), *micro_targets)
             loss.backward()
             total = loss.detach() if total is None else total + loss.detach()

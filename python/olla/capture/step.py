@@ -203,7 +203,7 @@ class TrainingStep:
         for micro_inputs, micro_kwargs, micro_targets in loop.micro_batches(
                 inputs, kwargs, targets):
             with _model_mode(self.model, True), annotate.phase_of("forward"), \
-                    loop.autocast_context():
+                    loop.autocast_context(self.device):
                 output = functional_call(self.model, state, tuple(micro_inputs),
                                          micro_kwargs)
                 loss = _checked_loss(self.loss_fn(output, *micro_targets))

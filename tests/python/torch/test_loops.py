@@ -121,6 +121,20 @@ def test_autocast_around_the_forward_pass_equals_eager():
              lambda model: dict(autocast=torch.bfloat16), sgd)
 
 
+def test_autocast_is_for_the_steps_device_type():
+    # An autocast region of the CPU's type around a CUDA step casts nothing: the step
+    # would train in float32 where the user asked for bfloat16, the same way eager and
+    # traced, so no comparison would catch it (it did so before CUDA steps).
+    import warnings
+    loop = Loop(autocast=torch.bfloat16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "CUDA is not available" on a CPU machine
+        for device in ("cpu", "cuda", torch.device("cuda", 0)):
+            context = loop.autocast_context(device)
+            assert context.device == torch.device(device).type
+            assert context.fast_dtype == torch.bfloat16
+
+
 def test_an_autocast_region_around_optimize_or_the_step_is_refused():
     x, y = image_batch()
     model = cnn()
