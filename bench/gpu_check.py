@@ -16,9 +16,12 @@ at batch 2, without autocast and unfused, and under bf16 autocast and fused. Per
     (1 - the plan's predicted saving + 0.02), and against eager's reserved peaks;
   - three steps from the same weights, eager and olla: losses and parameters compared
     bitwise, under torch.use_deterministic_algorithms;
-  - step times, the median of TIMED steps each between CUDA events;
-  - with --max-batch, the largest batch of LADDER that runs in 16 GiB, eager and olla,
-    each found by running it under torch.cuda.set_per_process_memory_fraction.
+  - step times, the median of TIMED steps each between CUDA events, eager, olla, and
+    olla replaying its step as a CUDA graph (cuda_graph=True; its steps compared
+    bitwise too, and how often it captured and replayed);
+  - with --max-batch, for the first case, the largest batch of LADDER that runs in
+    16 GiB, eager and olla, each found by running it under
+    torch.cuda.set_per_process_memory_fraction.
 On the CPU (--device cpu, which the test suite runs with --quick, so that the script
 cannot rot unnoticed) the peaks are those of olla's counting allocator and the CUDA-only
 figures are None.
@@ -96,11 +99,11 @@ class Case:
         return lambda: self.loop.eager_step(model, optimizer, work.loss_fn,
                                             list(work.inputs), list(work.targets), None)
 
-    def olla(self, model, optimizer, time_limit):
+    def olla(self, model, optimizer, time_limit, cuda_graph=False):
         work = self.work
         step = olla_torch.optimize(model, list(work.inputs), work.loss_fn, optimizer,
                                    targets=list(work.targets), autocast=self.autocast,
-                                   time_limit=time_limit)
+                                   time_limit=time_limit, cuda_graph=cuda_graph)
         return step, lambda: step(*work.inputs, targets=list(work.targets))
 
 
@@ -159,14 +162,15 @@ def _expandable(device, enabled):
             f"expandable_segments:{'True' if enabled else 'False'}")
 
 
-def _equal_steps(case, time_limit):
-    """Three steps eager and three with olla from the same weights: (whether every loss
-    and parameter is bitwise equal, the olla step object)."""
+def _equal_steps(case, time_limit, cuda_graph=False):
+    """STEPS steps eager and as many with olla from the same weights: (whether every
+    loss and parameter is bitwise equal, the olla step object and its step function).
+    With `cuda_graph`, olla replays its step as a CUDA graph once it is steady."""
     model, optimizer = case.fresh()
     eager = case.eager(model, optimizer)
     eager_losses = [eager().detach() for _ in range(STEPS)]
     olla_model, olla_optimizer = case.fresh()
-    step, run = case.olla(olla_model, olla_optimizer, time_limit)
+    step, run = case.olla(olla_model, olla_optimizer, time_limit, cuda_graph)
     losses = [run() for _ in range(STEPS)]
     equal = (all(torch.equal(a, b) for a, b in zip(losses, eager_losses))
              and all(torch.equal(p, q) for p, q in zip(olla_model.parameters(),
@@ -247,7 +251,13 @@ def check_case(case, time_limit, max_batch):
                        served=stats.served, blocked=stats.blocked,
                        other_stream=stats.other_stream, unclaimed=stats.unclaimed)
     row["olla_seconds"] = _median_seconds(device, run)
-    row["olla_replay_seconds"] = None  # CUDA-graph replay: not built in this version.
+    row["olla_replay_seconds"] = None
+    if device.type == "cuda":
+        del step, run
+        equal, step, run = _equal_steps(case, time_limit, cuda_graph=True)
+        row["replay_bitwise_equal"] = equal
+        row["olla_replay_seconds"] = _median_seconds(device, run)
+        row["replay"] = {"captures": step.replay.captures, "replays": step.replay.replays}
     bound = row["eager"]["allocated"] * (1 - row["predicted_saving"] + 0.02)
     row["target_allocated"] = row["olla"]["peak"] <= bound
     if device.type == "cuda":
@@ -272,7 +282,10 @@ def markdown(rows, machine):
     for r in rows:
         e, x, o = r["eager"], r.get("eager_expandable", {}), r["olla"]
         target = "met" if r["target_allocated"] and r.get("target_reserved", True) else "MISSED"
-        replay = "–" if r["olla_replay_seconds"] is None else f"{r['olla_replay_seconds']:.4f}"
+        replay = "–"
+        if r["olla_replay_seconds"] is not None:
+            replay = (f"{r['olla_replay_seconds']:.4f} ({r['replay']['replays']} replays, "
+                      f"bitwise {'yes' if r['replay_bitwise_equal'] else 'NO'})")
         lines.append(
             f"| {r['case']} | {_mib(e['allocated'])} / {_mib(e['requested'])} / "
             f"{_mib(e['reserved'])} | {_mib(x.get('reserved'))} | {_mib(o['arena'])} + "
@@ -305,21 +318,24 @@ def main(argv=None):
         machine = torch.cuda.get_device_name(device) + f", torch {torch.__version__}"
     else:
         machine = f"CPU, torch {torch.__version__}"
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for name, batch, autocast, fused in (QUICK if args.quick else CASES):
+    for index, (name, batch, autocast, fused) in enumerate(QUICK if args.quick else CASES):
         started = time.perf_counter()
+        # The largest batch for the first case only: each rung plans and runs a step.
         row = check_case(Case(name, batch, autocast, fused, device), args.time_limit,
-                         args.max_batch and device.type == "cuda")
+                         args.max_batch and device.type == "cuda" and index == 0)
         row["seconds"] = time.perf_counter() - started
         rows.append(row)
         print(json.dumps(row), flush=True)
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "gpu_check.json").write_text(json.dumps({"machine": machine, "rows": rows},
-                                                   indent=1) + "\n")
-    (out / "gpu_check.md").write_text(markdown(rows, machine))
+        # After every case, so that a run stopped at its time limit leaves what it did.
+        (out / "gpu_check.json").write_text(
+            json.dumps({"machine": machine, "rows": rows}, indent=1) + "\n")
+        (out / "gpu_check.md").write_text(markdown(rows, machine))
     print(markdown(rows, machine))
-    return 0 if all(r["bitwise_equal"] for r in rows) else 1
+    return 0 if all(r["bitwise_equal"] and r.get("replay_bitwise_equal", True)
+                    for r in rows) else 1
 
 
 if __name__ == "__main__":

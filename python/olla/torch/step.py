@@ -16,6 +16,7 @@ from . import arena as arenas
 from .self_check import run_and_check
 from .costs import measure_costs
 from .executor import PlanExecutor, calibrate, flat_tensors, run_traced
+from .replay import CudaGraphReplay
 
 
 def _describe(tensor):
@@ -33,12 +34,13 @@ class OllaStep:
     detached, outside the arena.
 
     .plan (olla.Plan), .report (its dict), .svg(), .last_stats (the arena's ArenaStats
-    of the last step).
+    of the last step run op by op), .replay (with cuda_graph=True: the CudaGraphReplay,
+    whose captures and replays count what it did).
     """
 
     def __init__(self, model, example_inputs, loss_fn, optimizer, targets, example_kwargs,
                  options, copy_elimination=True, self_check=True, loop=None,
-                 measured_costs=False):
+                 measured_costs=False, cuda_graph=False):
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
         if not isinstance(optimizer, torch.optim.Optimizer):
@@ -48,6 +50,10 @@ class OllaStep:
             raise ValueError("loss_fn: expected a callable (output, *targets) -> loss")
         _check_one_process(model)
         arenas.check_device(_model_device(model))
+        if cuda_graph and _model_device(model).type != "cuda":
+            raise ValueError(f"cuda_graph=True: the model is on {_model_device(model)}; "
+                             f"CUDA graphs replay steps on a CUDA device")
+        self.replay = CudaGraphReplay() if cuda_graph else None
         self.model = model
         self.optimizer = optimizer
         self.loop = loop or Loop()
@@ -240,14 +246,14 @@ class OllaStep:
         flat = torch.utils._pytree.tree_flatten(arguments)[0]
         if self.arena is None:
             self.arena = self.executor.new_arena()
-        arena = self.arena
-        arena.reset_stats()
-        with arenas.installed(arena):
-            (loss,) = flat_tensors(self.executor.run(flat, arena))
+        if self.replay is None:
+            loss, _ = self._run_planned(flat)
+        else:
+            loss = self.replay.step(flat, len(inputs) + len(kwargs) + len(targets), scalars,
+                                    self._run_planned, self.executor, self.arena)
         # The loss lives in the arena, which the next step reuses: copy it out.
         result = loss.detach().clone()
         del loss
-        self.last_stats = arenas.ArenaStats(arena.stats())
         # Learning-rate schedulers count the optimizer's steps and check that it ran
         # before them (torch.optim's own step() does both through the scheduler's
         # wrapper of it).
@@ -257,6 +263,16 @@ class OllaStep:
         return result
 
     step = __call__
+
+    def _run_planned(self, flat):
+        """One step op by op in the arena: (the loss, in the arena; whether anything fell
+        through the plan)."""
+        arena = self.arena
+        arena.reset_stats()
+        with arenas.installed(arena):
+            (loss,) = flat_tensors(self.executor.run(flat, arena))
+        self.last_stats = arenas.ArenaStats(arena.stats())
+        return loss, self.last_stats.fell_through == 0
 
 
 def _slot(model, name):
@@ -323,7 +339,7 @@ def _keyword_tensors(values):
 def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=10.0,
              memory_budget=None, example_kwargs=None, alignment=None,
              copy_elimination=True, self_check=True, accumulate=1, autocast=None,
-             before_update=None, costs="estimated", **options):
+             before_update=None, costs="estimated", cuda_graph=False, **options):
     """Captures one training step of `model` (forward on example_inputs and
     example_kwargs, loss_fn(output, *targets), backward, `optimizer`'s update), plans
     it with olla (the options of olla.optimize_graph: time_limit, memory_budget,
@@ -344,6 +360,9 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
     accumulate, autocast, before_update: the training loop around the update
     (olla.capture.loop.Loop: micro-batches, autocast around the forward pass, code
     between backward and the update such as gradient clipping).
+    cuda_graph: on a CUDA device, replay the planned step as a CUDA graph once it is
+    steady (replay.py: the same state and update scalars two steps running, nothing
+    outside the plan), without Python per op.
     Options and arguments are checked before anything is captured."""
     if alignment is None:
         alignment = arenas.alignment(_model_device(model) if isinstance(
@@ -352,7 +371,7 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
     if memory_budget is not None:
         options["memory_budget"] = memory_budget
     for name, value in (("copy_elimination", copy_elimination),
-                        ("self_check", self_check)):
+                        ("self_check", self_check), ("cuda_graph", cuda_graph)):
         if not isinstance(value, bool):
             raise ValueError(f"{name}: expected True or False, got {value!r}")
     if costs not in ("estimated", "measured"):
@@ -365,7 +384,7 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
                       "the same model", stacklevel=2)
     return OllaStep(model, example_inputs, loss_fn, optimizer, targets, example_kwargs,
                     options, copy_elimination, self_check, loop,
-                    measured_costs=costs == "measured")
+                    measured_costs=costs == "measured", cuda_graph=cuda_graph)
 
 
 __all__ = ["OllaStep", "optimize", "flat_tensors"]

@@ -108,3 +108,16 @@ def test_the_device_check_runs_on_the_cpu(tmp_path):
         assert row["bitwise_equal"] and row["target_allocated"]
         assert row["olla"]["fell_through"] == 0 and row["olla"]["blocked"] == 0
     assert "| decoder_tiny b2, AdamW |" in (tmp_path / "gpu_check.md").read_text()
+
+
+def test_cuda_graph_replay_is_refused_off_cuda():
+    model, x, y = model_and_batch()
+    with pytest.raises(ValueError, match="cuda_graph=True: the model is on cpu; CUDA "
+                                         "graphs replay steps on a CUDA device"):
+        olla_torch.optimize(model, [x], cross_entropy,
+                            torch.optim.SGD(model.parameters(), lr=0.1), targets=[y],
+                            cuda_graph=True)
+    with pytest.raises(ValueError, match="cuda_graph: expected True or False"):
+        olla_torch.optimize(model, [x], cross_entropy,
+                            torch.optim.SGD(model.parameters(), lr=0.1), targets=[y],
+                            cuda_graph="yes")
