@@ -460,7 +460,7 @@ def capture_training_step(model, example_inputs, loss_fn=None, targets=(), optim
             info["loop"] = step.loop.description()
     info.update(metadata or {})
     graph = build_graph(gm, values, annotations, step.input_descriptions(),
-                        name or type(model).__name__, info, keep_random_order)
+                        name or type(model).__name__, info, keep_random_order, step.device)
     graph.step = step
     graph.scalar_slots = slots
     return graph

@@ -74,8 +74,9 @@ def flatten(value):
 class _Builder:
     """Walks the FX nodes in eager order and accumulates buffers, ops and edges."""
 
-    def __init__(self, values, annotations, keep_random_order):
+    def __init__(self, values, annotations, keep_random_order, device):
         self.values = values  # node -> its (fake) value
+        self.device = device  # The step's: bytes elsewhere are not the plan's.
         # Chain the ops that draw random numbers, so that any order of the graph draws
         # them as the traced step did (the same dropout masks for the same seed).
         self.keep_random_order = keep_random_order
@@ -90,7 +91,10 @@ class _Builder:
         self.readers = {}  # buffer id -> op ids reading its current contents
 
     def new_buffer(self, name, tensor, kind, persistent=False):
-        buffer = Buffer(id=len(self.buffers), name=name, size=storage_bytes(tensor),
+        # A tensor on another device than the step's (a CPU scalar in a CUDA step) takes
+        # none of the memory the plan places: 0 bytes, and its allocator serves it.
+        size = storage_bytes(tensor) if tensor.device == self.device else 0
+        buffer = Buffer(id=len(self.buffers), name=name, size=size,
                         kind=kind, persistent=persistent, shape=tuple(tensor.shape),
                         dtype=str(tensor.dtype).replace("torch.", ""))
         self.buffers.append(buffer)
@@ -187,15 +191,16 @@ class _Builder:
         self.add_op(node, allocates, uses, writes)
 
 
-def build_graph(gm, values, annotations, inputs, name, metadata, keep_random_order=False):
-    """Converts a traced GraphModule into a Graph.
+def build_graph(gm, values, annotations, inputs, name, metadata, keep_random_order=False,
+                device=torch.device("cpu")):
+    """Converts a traced GraphModule into a Graph of the memory on `device`, the step's.
 
     values: node -> fake value of every node; annotations: node -> (phase, module path);
     inputs: per placeholder, in order, (name, kind) of the persistent buffer it is.
     keep_random_order: precedence edges between the ops that draw random numbers, in
     their traced order (olla.torch: the same random numbers as the eager step).
     """
-    builder = _Builder(values, annotations, keep_random_order)
+    builder = _Builder(values, annotations, keep_random_order, device)
     placeholders = iter(inputs)
     outputs = []
     for node in gm.graph.nodes:

@@ -142,3 +142,14 @@ def test_the_storage_check_catches_each_schema_lie(monkeypatch, removed, model, 
     graph = capture_training_step(module, (torch.randn(*shape),), lambda out: out.pow(2).mean())
     with pytest.raises(verify.FaithfulnessError, match=message):
         verify.check_storage(graph)
+
+
+def test_a_tensor_on_another_device_than_the_steps_takes_no_planned_bytes():
+    # The plan places the step device's memory: a CPU tensor in a CUDA step (a scalar
+    # made from a Python number) is served by the CPU's allocator, not the arena.
+    values = {}
+    on_cuda = storage._Builder(values, {}, False, torch.device("cuda", 0))
+    on_cpu = storage._Builder(values, {}, False, torch.device("cpu"))
+    tensor = torch.ones(8)
+    assert on_cuda.buffers[on_cuda.new_buffer("t", tensor, "activation")].size == 0
+    assert on_cpu.buffers[on_cpu.new_buffer("t", tensor, "activation")].size == 32
