@@ -12,6 +12,8 @@ at batch 2, without autocast and unfused, and under bf16 autocast and fused. Per
     expandable_segments; olla: the same statistics under olla's allocator (the arena is
     one allocation of the native allocator, so they count it), and olla's own: arena,
     fall-through peak and count, planned requests blocked or on another stream;
+  - olla's models of the eager step: its live bytes and the caching allocator's
+    reserved bytes, beside eager's measured requested and reserved peaks;
   - the target: olla's peak (arena + fall-through) against eager's allocated peak times
     (1 - the plan's predicted saving + 0.02), and against eager's reserved peaks;
   - three steps from the same weights, eager and olla: losses and parameters compared
@@ -112,13 +114,14 @@ def _synchronize(device):
         torch.cuda.synchronize(device)
 
 
-def _peaks(device, run, planned=False):
-    """Runs `run` once; the peaks above what was allocated before it: allocated,
-    requested and reserved (CUDA), or on the CPU, where the other two are None, live
-    bytes through the counting allocator (None for an olla step, `planned`, which
-    installs its own arena: its stats count it)."""
+def _peaks(device, run, arena=None):
+    """Runs `run` once; the peaks above the model's state of bytes allocated, requested
+    (before the caching allocator's rounding) and reserved, on CUDA; on the CPU, where
+    the other two are None, live bytes through the counting allocator. For an olla step,
+    `arena` is its arena's bytes: allocated before the step and counted in it (on the
+    CPU, where the step installs its own arena, its stats count it: None here)."""
     if device.type == "cpu":
-        if planned:
+        if arena is not None:
             run()
             return {"allocated": None, "requested": None, "reserved": None}
         with arenas.counting() as stats:
@@ -131,11 +134,11 @@ def _peaks(device, run, planned=False):
     run()
     _synchronize(device)
     after = torch.cuda.memory_stats(device)
-    return {"allocated": after["allocated_bytes.all.peak"]
-            - before["allocated_bytes.all.current"],
-            "requested": after["requested_bytes.all.peak"]
-            - before["requested_bytes.all.current"],
-            "reserved": after["reserved_bytes.all.peak"]}
+    state = before["allocated_bytes.all.current"] - (arena or 0)
+    requested_state = before["requested_bytes.all.current"] - (arena or 0)
+    return {"allocated": after["allocated_bytes.all.peak"] - state,
+            "requested": after["requested_bytes.all.peak"] - requested_state,
+            "reserved": after["reserved_bytes.all.peak"] - state}
 
 
 def _median_seconds(device, run, count=TIMED):
@@ -230,6 +233,11 @@ def check_case(case, time_limit, max_batch):
     row["bitwise_equal"] = equal
     stats = step.last_stats
     row["predicted_saving"] = step.predicted_saving()
+    # olla's models of the eager step (its graph in eager order): live bytes, and the
+    # caching allocator's reserved bytes (simulation/caching_allocator.h, 2.11's
+    # constants), beside what eager measures: requested and reserved.
+    row["model"] = {"eager_live": step.report["eager_peak_live_bytes"],
+                    "eager_reserved": step.report["eager_reserved_bytes"]}
     for expandable in (False, True):
         if expandable and device.type != "cuda":
             continue
@@ -244,7 +252,7 @@ def check_case(case, time_limit, max_batch):
             row["eager_seconds"] = _median_seconds(device, eager)
         del model, optimizer, eager
     _expandable(device, False)
-    row["olla"] = _peaks(device, run, planned=True)
+    row["olla"] = _peaks(device, run, arena=step.plan.arena_bytes)
     stats = step.last_stats
     row["olla"].update(arena=stats.arena_bytes, fall_through_peak=stats.fall_through_peak_bytes,
                        peak=stats.peak_bytes, fell_through=stats.fell_through,
@@ -275,10 +283,11 @@ def _mib(value):
 def markdown(rows, machine):
     lines = [f"# olla on the GPU: the device check\n\nMachine: {machine}. "
              f"`python bench/gpu_check.py`; peaks in MiB above the model's state.\n",
-             "| case | eager alloc / req / reserved | eager expandable reserved | "
+             "| case | eager alloc / req / reserved | olla's model of eager: live / "
+             "reserved | eager expandable reserved | "
              "olla arena + fall-through (count) | olla under torch.cuda alloc / reserved "
              "| target | 3 steps bitwise | step s eager / olla / replay |",
-             "|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         e, x, o = r["eager"], r.get("eager_expandable", {}), r["olla"]
         target = "met" if r["target_allocated"] and r.get("target_reserved", True) else "MISSED"
@@ -288,7 +297,9 @@ def markdown(rows, machine):
                       f"bitwise {'yes' if r['replay_bitwise_equal'] else 'NO'})")
         lines.append(
             f"| {r['case']} | {_mib(e['allocated'])} / {_mib(e['requested'])} / "
-            f"{_mib(e['reserved'])} | {_mib(x.get('reserved'))} | {_mib(o['arena'])} + "
+            f"{_mib(e['reserved'])} | {_mib(r['model']['eager_live'])} / "
+            f"{_mib(r['model']['eager_reserved'])} | {_mib(x.get('reserved'))} | "
+            f"{_mib(o['arena'])} + "
             f"{_mib(o['fall_through_peak'])} ({o['fell_through']}) | "
             f"{_mib(o['allocated'])} / {_mib(o['reserved'])} | {target} (predicted saving "
             f"{100 * r['predicted_saving']:.1f} %) | {'yes' if r['bitwise_equal'] else 'NO'} | "
