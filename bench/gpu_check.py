@@ -101,11 +101,11 @@ class Case:
         return lambda: self.loop.eager_step(model, optimizer, work.loss_fn,
                                             list(work.inputs), list(work.targets), None)
 
-    def olla(self, model, optimizer, time_limit, cuda_graph=False):
+    def olla(self, model, optimizer, limits, cuda_graph=False):
         work = self.work
         step = olla_torch.optimize(model, list(work.inputs), work.loss_fn, optimizer,
                                    targets=list(work.targets), autocast=self.autocast,
-                                   time_limit=time_limit, cuda_graph=cuda_graph)
+                                   cuda_graph=cuda_graph, **limits)
         return step, lambda: step(*work.inputs, targets=list(work.targets))
 
 
@@ -165,7 +165,7 @@ def _expandable(device, enabled):
             f"expandable_segments:{'True' if enabled else 'False'}")
 
 
-def _equal_steps(case, time_limit, cuda_graph=False):
+def _equal_steps(case, limits, cuda_graph=False):
     """STEPS steps eager and as many with olla from the same weights: (whether every
     loss and parameter is bitwise equal, the olla step object and its step function).
     With `cuda_graph`, olla replays its step as a CUDA graph once it is steady."""
@@ -173,7 +173,7 @@ def _equal_steps(case, time_limit, cuda_graph=False):
     eager = case.eager(model, optimizer)
     eager_losses = [eager().detach() for _ in range(STEPS)]
     olla_model, olla_optimizer = case.fresh()
-    step, run = case.olla(olla_model, olla_optimizer, time_limit, cuda_graph)
+    step, run = case.olla(olla_model, olla_optimizer, limits, cuda_graph)
     losses = [run() for _ in range(STEPS)]
     equal = (all(torch.equal(a, b) for a, b in zip(losses, eager_losses))
              and all(torch.equal(p, q) for p, q in zip(olla_model.parameters(),
@@ -192,7 +192,7 @@ def _fits(device, run):
         torch.cuda.empty_cache()
 
 
-def _max_batch(case, time_limit, memory=16 * GIB):
+def _max_batch(case, limits, memory=16 * GIB):
     """The largest batch of LADDER that runs in `memory`, eager and olla, each tried by
     running a step (olla's: planning it first) with the caching allocator capped."""
     device = case.device
@@ -210,7 +210,7 @@ def _max_batch(case, time_limit, memory=16 * GIB):
                     run = trial.eager(model, optimizer)
                 else:
                     try:
-                        _, run = trial.olla(model, optimizer, time_limit)
+                        _, run = trial.olla(model, optimizer, limits)
                     except torch.OutOfMemoryError:
                         continue
                 if _fits(device, run):
@@ -223,12 +223,13 @@ def _max_batch(case, time_limit, memory=16 * GIB):
     return largest
 
 
-def check_case(case, time_limit, max_batch):
+def check_case(case, limits, max_batch, timed=TIMED):
+    """One case's row. limits: olla's planning limits (time_limit or work_limit)."""
     device = case.device
     row = {"case": case.label(), "model": case.name, "batch": case.batch,
            "autocast": str(case.autocast) if case.autocast else None, "fused": case.fused,
            "device": str(device)}
-    equal, step, run = _equal_steps(case, time_limit)
+    equal, step, run = _equal_steps(case, limits)
     row["equal_steps"] = STEPS
     row["bitwise_equal"] = equal
     stats = step.last_stats
@@ -249,7 +250,7 @@ def check_case(case, time_limit, max_batch):
         key = "eager_expandable" if expandable else "eager"
         row[key] = _peaks(device, eager)
         if not expandable:
-            row["eager_seconds"] = _median_seconds(device, eager)
+            row["eager_seconds"] = _median_seconds(device, eager, timed)
         del model, optimizer, eager
     _expandable(device, False)
     row["olla"] = _peaks(device, run, arena=step.plan.arena_bytes)
@@ -258,13 +259,13 @@ def check_case(case, time_limit, max_batch):
                        peak=stats.peak_bytes, fell_through=stats.fell_through,
                        served=stats.served, blocked=stats.blocked,
                        other_stream=stats.other_stream, unclaimed=stats.unclaimed)
-    row["olla_seconds"] = _median_seconds(device, run)
+    row["olla_seconds"] = _median_seconds(device, run, timed)
     row["olla_replay_seconds"] = None
     if device.type == "cuda":
         del step, run
-        equal, step, run = _equal_steps(case, time_limit, cuda_graph=True)
+        equal, step, run = _equal_steps(case, limits, cuda_graph=True)
         row["replay_bitwise_equal"] = equal
-        row["olla_replay_seconds"] = _median_seconds(device, run)
+        row["olla_replay_seconds"] = _median_seconds(device, run, timed)
         row["replay"] = {"captures": step.replay.captures, "replays": step.replay.replays}
     bound = row["eager"]["allocated"] * (1 - row["predicted_saving"] + 0.02)
     row["target_allocated"] = row["olla"]["peak"] <= bound
@@ -272,7 +273,7 @@ def check_case(case, time_limit, max_batch):
         row["target_reserved"] = all(row["olla"]["peak"] < row[k]["reserved"]
                                      for k in ("eager", "eager_expandable"))
         if max_batch:
-            row["max_batch_16gib"] = _max_batch(case, time_limit)
+            row["max_batch_16gib"] = _max_batch(case, limits)
     return row
 
 
@@ -331,12 +332,15 @@ def main(argv=None):
         machine = f"CPU, torch {torch.__version__}"
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    # --quick plans by work, not time: the same plans on any machine, and no waiting.
+    limits = {"work_limit": 20_000} if args.quick else {"time_limit": args.time_limit}
     rows = []
     for index, (name, batch, autocast, fused) in enumerate(QUICK if args.quick else CASES):
         started = time.perf_counter()
         # The largest batch for the first case only: each rung plans and runs a step.
-        row = check_case(Case(name, batch, autocast, fused, device), args.time_limit,
-                         args.max_batch and device.type == "cuda" and index == 0)
+        row = check_case(Case(name, batch, autocast, fused, device), limits,
+                         args.max_batch and device.type == "cuda" and index == 0,
+                         timed=2 if args.quick else TIMED)
         row["seconds"] = time.perf_counter() - started
         rows.append(row)
         print(json.dumps(row), flush=True)
