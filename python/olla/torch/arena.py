@@ -109,7 +109,13 @@ def installed(arena):
     (new_arena's); on a CUDA device, the planned addresses serve requests on the stream
     current when the block starts."""
     if arena.device.type == "cuda":
-        with torch.cuda.device(arena.device):
+        # The device switched to only when it is not current: the fewer CUDA calls the
+        # better inside a CUDA graph's capture (replay.py).
+        current = torch.cuda.current_device()
+        index = current if arena.device.index is None else arena.device.index
+        switch = (torch.cuda.device(index) if index != current
+                  else contextlib.nullcontext())
+        with switch:
             _arena.install_cuda(arena.native)
             try:
                 yield arena

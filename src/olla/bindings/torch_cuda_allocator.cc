@@ -341,7 +341,12 @@ void InstallCuda(std::shared_ptr<PlannedArena> arena) {
     throw std::runtime_error("an olla CUDA arena is already installed");
   cca::CUDAAllocator* native = NativeAllocator();
   const c10::DeviceIndex device = c10::cuda::current_device();
-  if (arena->base() != nullptr) {
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  C10_CUDA_CHECK(cudaStreamIsCapturing(stream, &capturing));
+  // Inside a CUDA graph's capture (replay.py) only capture-safe calls are made: the
+  // arena's device was checked when it was installed before, outside.
+  if (arena->base() != nullptr && capturing == cudaStreamCaptureStatusNone) {
     cudaPointerAttributes attributes{};
     C10_CUDA_CHECK(cudaPointerGetAttributes(&attributes, arena->base()));
     if (attributes.device != device)
@@ -349,8 +354,7 @@ void InstallCuda(std::shared_ptr<PlannedArena> arena) {
           "the arena was made on cuda:" + std::to_string(attributes.device) +
           ", not on the current device cuda:" + std::to_string(device));
   }
-  Allocator().Install(std::move(arena), native, device,
-                      c10::cuda::getCurrentCUDAStream(device).stream());
+  Allocator().Install(std::move(arena), native, device, stream);
   cca::allocator.store(&Allocator());
 }
 
