@@ -8,7 +8,8 @@
 #   - the placement, schedule, zoo, scale and hard synthetic graph benchmarks, the
 #     largest batches, the limits, budget mode (remat.py, remat_runtime.py, checkmate.py) and
 #     olla.torch on models and loops outside the tests (loops.py), and olla beside
-#     what a PyTorch user would pick instead (compare_torch.py): their scripts.
+#     what a PyTorch user would pick instead (compare_torch.py): their scripts; on a
+#     machine with a GPU, the device check (gpu_check.py).
 # Writes bench/results/foundation.md. Usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
@@ -77,3 +78,10 @@ bash bench/placement.sh "$build"
 "$python" bench/remat_runtime.py
 "$python" bench/loops.py
 "$python" bench/compare_torch.py
+# The GPU device check, where this machine has a GPU (docs/gpu.md; elsewhere
+# scripts/gpu-check runs it on a GPU machine).
+if "$python" -c "import sys, torch; sys.exit(not torch.cuda.is_available())"; then
+  "$python" bench/gpu_check.py --max-batch
+else
+  echo "bench: no GPU here: bench/gpu_check.py skipped (scripts/gpu-check runs it on one)"
+fi
