@@ -27,16 +27,26 @@ def check_build(built_for, loaded_c10, torch_version, torch_c10):
             f"olla.torch: olla's arena extension was built for PyTorch {built_for}, but "
             f"this environment runs PyTorch {torch_version}; reinstall olla in this "
             f"environment (pip install . or make build)")
-    if not (loaded_c10 and os.path.exists(loaded_c10)
-            and os.path.samefile(loaded_c10, torch_c10)):
+    check_library("c10", loaded_c10, torch_version, torch_c10)
+
+
+def check_library(name, loaded, torch_version, expected):
+    """Raises ImportError unless the extension's `name` library (libc10, or libc10_cuda,
+    whose allocator pointer olla's CUDA allocator stands in) is the file `expected`,
+    the running torch's."""
+    if not (loaded and os.path.exists(loaded) and os.path.samefile(loaded, expected)):
         raise ImportError(
-            f"olla.torch: olla's arena extension loaded the c10 library "
-            f"'{loaded_c10}', not PyTorch {torch_version}'s '{torch_c10}'; reinstall "
+            f"olla.torch: olla's arena extension loaded the {name} library "
+            f"'{loaded}', not PyTorch {torch_version}'s '{expected}'; reinstall "
             f"olla in this environment (pip install . or make build)")
 
 
+_TORCH_LIB = os.path.join(os.path.dirname(torch.__file__), "lib")
 check_build(_arena.torch_version, _arena.c10_library(), torch.__version__,
-            os.path.join(os.path.dirname(torch.__file__), "lib", "libc10.so"))
+            os.path.join(_TORCH_LIB, "libc10.so"))
+if _arena.cuda_built:
+    check_library("c10_cuda", _arena.c10_cuda_library(), torch.__version__,
+                  os.path.join(_TORCH_LIB, "libc10_cuda.so"))
 
 
 class ArenaStats(dict):

@@ -188,6 +188,8 @@ PYBIND11_MODULE(_arena, module) {
              "An Arena on the current CUDA device, from PyTorch's caching allocator");
   module.def("install_cuda", &olla::InstallCuda, py::arg("arena"));
   module.def("uninstall_cuda", &olla::UninstallCuda);
+  module.def("c10_cuda_library", &olla::C10CudaLibrary,
+             "The file of the libc10_cuda whose CUDA allocator this module replaces");
   module.def("cuda_installed", &olla::CudaInstalled,
              "Whether olla's allocator stands in PyTorch's CUDA allocator now");
 #else

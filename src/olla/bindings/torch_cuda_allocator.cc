@@ -14,6 +14,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include "olla/bindings/served_pointers.h"
 
@@ -365,5 +366,13 @@ void UninstallCuda() {
 }
 
 bool CudaInstalled() { return cca::allocator.load() == &Allocator(); }
+
+std::string C10CudaLibrary() {
+  Dl_info info;
+  if (dladdr(static_cast<const void*>(&cca::allocator), &info) == 0 ||
+      info.dli_fname == nullptr)
+    return "";
+  return info.dli_fname;
+}
 
 }  // namespace olla

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "olla/runtime/planned_arena.h"
 
@@ -29,5 +30,8 @@ void InstallCuda(std::shared_ptr<PlannedArena> arena);
 // Puts the native allocator back (nothing when none is installed).
 void UninstallCuda();
 bool CudaInstalled();
+// The file of the libc10_cuda whose allocator pointer InstallCuda() sets: the one this
+// module's c10_cuda symbols resolved to when it was loaded.
+std::string C10CudaLibrary();
 
 }  // namespace olla

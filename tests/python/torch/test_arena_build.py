@@ -1,6 +1,7 @@
 """The arena extension runs only with the torch it was built for: another torch's
-version or another libc10 is refused at import, naming both (an allocator installed
-into a second libc10 would leave every step outside the plan without a word)."""
+version or another libc10 (or libc10_cuda) is refused at import, naming both (an
+allocator installed into a second libc10 would leave every step outside the plan
+without a word)."""
 
 import os
 import re
@@ -35,3 +36,15 @@ def test_a_second_libc10_is_refused_naming_both(tmp_path):
         arena.check_build(torch.__version__, str(other), torch.__version__, TORCH_C10)
     with pytest.raises(ImportError, match="loaded the c10 library ''"):
         arena.check_build(torch.__version__, "", torch.__version__, TORCH_C10)
+
+
+def test_the_cuda_allocator_lives_in_this_torchs_c10_cuda(tmp_path):
+    if not _arena.cuda_built:
+        pytest.skip("olla was built against a CPU-only torch")
+    torch_c10_cuda = os.path.join(os.path.dirname(torch.__file__), "lib", "libc10_cuda.so")
+    assert os.path.samefile(_arena.c10_cuda_library(), torch_c10_cuda)
+    other = tmp_path / "libc10_cuda.so"
+    other.write_bytes(b"")
+    with pytest.raises(ImportError, match=re.escape(
+            f"loaded the c10_cuda library '{other}', not PyTorch {torch.__version__}'s")):
+        arena.check_library("c10_cuda", str(other), torch.__version__, torch_c10_cuda)
