@@ -182,6 +182,8 @@ def _equal_steps(case, limits, cuda_graph=False):
 
 
 def _fits(device, run):
+    """Whether `run()` (planning included, for olla) runs without running out of
+    device memory."""
     try:
         run()
         _synchronize(device)
@@ -198,26 +200,24 @@ def _max_batch(case, limits, memory=16 * GIB):
     device = case.device
     total = torch.cuda.get_device_properties(device).total_memory
     largest = {"eager": None, "olla": None}
+    trying = list(largest)  # Each kind until a batch does not fit.
     torch.cuda.set_per_process_memory_fraction(memory / total, device)
     try:
         for batch in LADDER:
+            if not trying:
+                break
             trial = Case(case.name, batch, case.autocast, case.fused, device)
-            for kind in ("eager", "olla"):
-                if largest[kind] != LADDER[LADDER.index(batch) - 1] and batch != LADDER[0]:
-                    continue  # It failed at a smaller batch already.
+            for kind in list(trying):
                 model, optimizer = trial.fresh()
                 if kind == "eager":
-                    run = trial.eager(model, optimizer)
+                    fits = _fits(device, trial.eager(model, optimizer))
                 else:
-                    try:
-                        _, run = trial.olla(model, optimizer, limits)
-                    except torch.OutOfMemoryError:
-                        continue
-                if _fits(device, run):
+                    fits = _fits(device, lambda: trial.olla(model, optimizer, limits)[1]())
+                if fits:
                     largest[kind] = batch
-                del model, optimizer, run
-            if largest["eager"] != batch and largest["olla"] != batch:
-                break
+                else:
+                    trying.remove(kind)
+                del model, optimizer
     finally:
         torch.cuda.set_per_process_memory_fraction(1.0, device)
     return largest
@@ -232,7 +232,6 @@ def check_case(case, limits, max_batch, timed=TIMED):
     equal, step, run = _equal_steps(case, limits)
     row["equal_steps"] = STEPS
     row["bitwise_equal"] = equal
-    stats = step.last_stats
     row["predicted_saving"] = step.predicted_saving()
     # olla's models of the eager step (its graph in eager order): live bytes, and the
     # caching allocator's reserved bytes (simulation/caching_allocator.h, 2.11's

@@ -16,6 +16,14 @@ import torch
 AUTOCAST_DTYPES = (torch.bfloat16, torch.float16)
 
 
+def model_device(model, inputs=()):
+    """The device of the model's first parameter or buffer, else of its first input
+    (the CPU for none): where its step runs, and the device type of its autocast."""
+    for tensor in itertools.chain(model.parameters(), model.buffers(), inputs):
+        return tensor.device
+    return torch.device("cpu")
+
+
 @dataclasses.dataclass(frozen=True)
 class Loop:
     """accumulate: the batch is `accumulate` micro-batches (equal slices of every
@@ -85,8 +93,7 @@ class Loop:
         """One training step as eager code writes this loop; returns the loss (summed
         over the micro-batches), detached."""
         optimizer.zero_grad(set_to_none=True)
-        device = next(itertools.chain(model.parameters(), model.buffers(), inputs),
-                      torch.zeros(())).device
+        device = model_device(model, inputs)
         total = None
         for micro_inputs, micro_kwargs, micro_targets in self.micro_batches(
                 inputs, kwargs or {}, targets):

@@ -18,6 +18,7 @@ by op, and `replays` says so.
 import torch
 
 from . import arena as arenas
+from .executor import flat_tensors
 
 
 class CudaGraphReplay:
@@ -61,8 +62,7 @@ class CudaGraphReplay:
         # The capture runs on a stream of its own; the arena serves the stream current
         # when it is installed, so it is installed inside.
         with torch.cuda.graph(graph), arenas.installed(arena):
-            (self.output,) = [t for t in torch.utils._pytree.tree_flatten(
-                executor.run(state + self.batch, arena))[0] if isinstance(t, torch.Tensor)]
+            (self.output,) = flat_tensors(executor.run(state + self.batch, arena))
         self.graph, self.key = graph, key
         self.captures += 1
 

@@ -1,7 +1,6 @@
 """olla.torch.optimize: the user's model and optimizer, one training step captured,
 planned by olla, and run in olla's order inside the planned arena (docs/torch.md)."""
 
-import itertools
 import time
 import warnings
 
@@ -10,7 +9,7 @@ import torch
 from .. import planning
 from ..capture.step import (OFFSET_OPS, apply_scalars, at_offset_zero,
                             capture_training_step)
-from ..capture.loop import Loop
+from ..capture.loop import Loop, model_device
 from ..capture.storage import CaptureError
 from . import arena as arenas
 from .self_check import run_and_check
@@ -49,9 +48,10 @@ class OllaStep:
         if not callable(loss_fn):
             raise ValueError("loss_fn: expected a callable (output, *targets) -> loss")
         _check_one_process(model)
-        arenas.check_device(_model_device(model))
-        if cuda_graph and _model_device(model).type != "cuda":
-            raise ValueError(f"cuda_graph=True: the model is on {_model_device(model)}; "
+        device = model_device(model)
+        arenas.check_device(device)
+        if cuda_graph and device.type != "cuda":
+            raise ValueError(f"cuda_graph=True: the model is on {device}; "
                              f"CUDA graphs replay steps on a CUDA device")
         self.replay = CudaGraphReplay() if cuda_graph else None
         self.model = model
@@ -281,14 +281,6 @@ def _slot(model, name):
     return model.get_submodule(path), attribute
 
 
-def _model_device(model):
-    """The device of the model's first parameter or buffer (the CPU for none); the
-    capture checks that every tensor of the step is on it."""
-    for tensor in itertools.chain(model.parameters(), model.buffers()):
-        return tensor.device
-    return torch.device("cpu")
-
-
 def _check_one_process(model):
     """A model wrapped for data-parallel training runs collectives inside its forward
     and backward passes (gradient all-reduce, parameter all-gather), on other streams
@@ -365,7 +357,7 @@ def optimize(model, example_inputs, loss_fn, optimizer, targets=(), time_limit=1
     outside the plan), without Python per op.
     Options and arguments are checked before anything is captured."""
     if alignment is None:
-        alignment = arenas.alignment(_model_device(model) if isinstance(
+        alignment = arenas.alignment(model_device(model) if isinstance(
             model, torch.nn.Module) else "cpu")
     options = dict(options, time_limit=time_limit, alignment=alignment)
     if memory_budget is not None:

@@ -295,10 +295,7 @@ class PlanningCudaAllocator final : public cca::CUDAAllocator {
       native = native_;
     }
     // Called after Uninstall by someone who kept this allocator: the native one serves.
-    if (arena == nullptr) {
-      void* pointer = native->raw_alloc_with_stream(bytes, stream);
-      return pointer;
-    }
+    if (arena == nullptr) return native->raw_alloc_with_stream(bytes, stream);
     void* pointer = arena->Allocate(bytes, on_step_stream);
     if (pointer != nullptr) ServedPointers::Get().Add(pointer, std::move(arena));
     return pointer;
@@ -342,20 +339,8 @@ void InstallCuda(std::shared_ptr<PlannedArena> arena) {
     throw std::runtime_error("an olla CUDA arena is already installed");
   cca::CUDAAllocator* native = NativeAllocator();
   const c10::DeviceIndex device = c10::cuda::current_device();
-  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  C10_CUDA_CHECK(cudaStreamIsCapturing(stream, &capturing));
-  // Inside a CUDA graph's capture (replay.py) only capture-safe calls are made: the
-  // arena's device was checked when it was installed before, outside.
-  if (arena->base() != nullptr && capturing == cudaStreamCaptureStatusNone) {
-    cudaPointerAttributes attributes{};
-    C10_CUDA_CHECK(cudaPointerGetAttributes(&attributes, arena->base()));
-    if (attributes.device != device)
-      throw std::runtime_error(
-          "the arena was made on cuda:" + std::to_string(attributes.device) +
-          ", not on the current device cuda:" + std::to_string(device));
-  }
-  Allocator().Install(std::move(arena), native, device, stream);
+  Allocator().Install(std::move(arena), native, device,
+                      c10::cuda::getCurrentCUDAStream(device).stream());
   cca::allocator.store(&Allocator());
 }
 

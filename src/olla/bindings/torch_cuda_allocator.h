@@ -24,8 +24,10 @@ namespace olla {
 // CUDA allocator has not been initialized or is not the native one.
 std::shared_ptr<PlannedArena> NewCudaArena(int64_t arena_bytes);
 // Puts olla's allocator in PyTorch's place: requests on the current device's current
-// stream may get planned addresses from `arena` (NewCudaArena's). Throws when one is
-// already installed.
+// stream may get planned addresses from `arena` (NewCudaArena's, made on the current
+// device: arena.py switches to the arena's device first). Makes no CUDA call that a
+// graph's capture forbids (replay.py installs inside one). Throws when one is already
+// installed.
 void InstallCuda(std::shared_ptr<PlannedArena> arena);
 // Puts the native allocator back (nothing when none is installed).
 void UninstallCuda();

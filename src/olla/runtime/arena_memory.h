@@ -2,7 +2,7 @@
 // request gets which planned address, what falls through, what is still live) is the
 // same on every device; only the memory underneath differs: host memory for PyTorch's
 // CPU allocator (HostMemory below), device memory from PyTorch's own CUDA caching
-// allocator for the CUDA one (python/olla/torch/cuda_arena.py).
+// allocator for the CUDA one (src/olla/bindings/torch_cuda_allocator.cc).
 //
 // A Fence tells when bytes freed on the host may be handed out again: on one stream of
 // a device, a later kernel runs after the earlier ones, so reuse needs no fence; bytes a

@@ -124,18 +124,11 @@ bool PlannedArena::InArena(const void* pointer) const {
   return base_ != nullptr && p >= base_ && p < base_ + arena_bytes_;
 }
 
-bool PlannedArena::Free(void* pointer) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return FreeLocked(pointer, nullptr);
-}
+bool PlannedArena::Free(void* pointer) { return FreeAfter(pointer, nullptr); }
 
 bool PlannedArena::FreeAfter(void* pointer, std::unique_ptr<Fence> fence) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return FreeLocked(pointer, std::move(fence));
-}
-
-bool PlannedArena::FreeLocked(void* pointer, std::unique_ptr<Fence> fence) {
   if (pointer == nullptr) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
   const auto address = reinterpret_cast<uintptr_t>(pointer);
   for (auto r = window_.rbegin(); r != window_.rend(); ++r) {
     if (r->address == address && r->freed_at < 0) {

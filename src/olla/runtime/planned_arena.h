@@ -116,8 +116,8 @@ class PlannedArena {
   // arena did not hand out (nothing is freed then).
   bool Free(void* pointer);
   // Free(), but a planned address's bytes are served again only once `fence` has
-  // passed. (A fall-through pointer is given back at once: the memory underneath
-  // orders its own reuse.)
+  // passed (none: at once). A fall-through pointer is given back at once: the memory
+  // underneath orders its own reuse.
   bool FreeAfter(void* pointer, std::unique_ptr<Fence> fence);
   // Whether `pointer` lies inside the arena block, and the block's first byte.
   bool InArena(const void* pointer) const;
@@ -139,7 +139,6 @@ class PlannedArena {
   // Whether a live range holds a byte of [begin, end); fenced ranges whose fence has
   // passed are released on the way.
   bool Overlaps(int64_t begin, int64_t end);
-  bool FreeLocked(void* pointer, std::unique_ptr<Fence> fence);
 
   mutable std::mutex mutex_;
   std::unique_ptr<ArenaMemory> memory_;

@@ -3,10 +3,14 @@ on a GPU: docs/gpu.md). What olla cannot run on a device is refused before any
 capture, naming the tensor or the reason; the CUDA path itself runs in the device check
 (bench/gpu_check.py), which needs a GPU."""
 
+import json
 import pathlib
+import subprocess
+import sys
 
 import pytest
 import torch
+import torch.distributed as dist
 from torch import nn
 
 import olla.torch as olla_torch
@@ -68,7 +72,6 @@ def test_cuda_without_a_device_or_without_olla_built_for_it_is_refused(monkeypat
 
 
 def test_a_data_parallel_model_is_refused(tmp_path):
-    import torch.distributed as dist
     dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0,
                             world_size=1)
     try:
@@ -93,9 +96,6 @@ def test_the_device_check_runs_on_the_cpu(tmp_path):
     # bench/gpu_check.py runs on a GPU machine only now and then; its quick run on the
     # CPU keeps it from rotting between those runs: every case trained bitwise equal,
     # nothing fell through olla's arena, and the table written.
-    import json
-    import subprocess
-    import sys
     root = pathlib.Path(__file__).resolve().parents[3]
     result = subprocess.run(
         [sys.executable, str(root / "bench" / "gpu_check.py"), "--device", "cpu",
