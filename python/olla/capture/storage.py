@@ -55,6 +55,19 @@ def _schema_arguments(node):
     return pairs
 
 
+def draws_random_numbers(node):
+    """Whether a call draws random numbers: its schema is tagged nondeterministic_seeded,
+    except the attention kernels called with `dropout_p` 0 (the tag is on the schema;
+    at 0 the kernels never touch the generator, so a second run gives the same values)."""
+    if torch.Tag.nondeterministic_seeded not in getattr(node.target, "tags", ()):
+        return False
+    for argument, value in _schema_arguments(node):
+        if argument.name == "dropout_p":
+            return value != 0
+    dropout_p = [a for a in node.target._schema.arguments if a.name == "dropout_p"]
+    return not dropout_p or dropout_p[0].default_value != 0
+
+
 def _tensor_nodes(value):
     """The FX nodes inside an argument value (a node, or a list/tuple of them)."""
     if isinstance(value, torch.fx.Node):
@@ -110,7 +123,7 @@ class _Builder:
         phase, module = self.annotations.get(node, ("forward", ""))
         op_id = len(self.ops)
         name = f"{module}/{node.name}" if module else node.name
-        random = torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
+        random = draws_random_numbers(node)
         self.ops.append(Op(id=op_id, name=name, type=op_type(node.target), phase=phase,
                            allocates=allocates, uses=uses,
                            writes=[b for b in uses if b in writes], random=random))

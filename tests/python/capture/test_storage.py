@@ -153,3 +153,32 @@ def test_a_tensor_on_another_device_than_the_steps_takes_no_planned_bytes():
     tensor = torch.ones(8)
     assert on_cuda.buffers[on_cuda.new_buffer("t", tensor, "activation")].size == 0
     assert on_cpu.buffers[on_cpu.new_buffer("t", tensor, "activation")].size == 32
+
+
+def attention_call(target, *args):
+    graph = torch.fx.Graph()
+    q, k, v = (graph.placeholder(name) for name in "qkv")
+    return graph.call_function(target, (q, k, v, *args))
+
+
+# The attention kernels' schemas are tagged as drawing random numbers for their
+# dropout; without it (dropout_p 0, what nn.MultiheadAttention passes by default) a
+# second run gives the same values, so budget mode may recompute them.
+def test_attention_draws_random_numbers_only_with_dropout():
+    flash_cpu = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default
+    efficient = torch.ops.aten._scaled_dot_product_efficient_attention.default
+    assert not storage.draws_random_numbers(attention_call(flash_cpu))  # the default
+    assert not storage.draws_random_numbers(attention_call(flash_cpu, 0.0))
+    assert storage.draws_random_numbers(attention_call(flash_cpu, 0.1))
+    assert storage.draws_random_numbers(attention_call(efficient, None, True, 0.1))
+    assert not storage.draws_random_numbers(attention_call(efficient, None, True, 0.0))
+    dropout = torch.fx.Graph()
+    x = dropout.placeholder("x")
+    assert storage.draws_random_numbers(
+        dropout.call_function(torch.ops.aten.native_dropout.default, (x, 0.0, True)))
+    graph = capture_training_step(
+        Lambda(lambda y: F.scaled_dot_product_attention(y[None, None], y[None, None],
+                                                       y[None, None]).sum()),
+        (torch.randn(3, 4),), lambda out: out)
+    (attention,) = [op for op in graph.ops if "attention" in op.type and op.phase == "forward"]
+    assert not attention.random
