@@ -6,7 +6,8 @@
 #     /usr/bin/time;
 #   - the min-cut bound's max flow, LEMON against Boost.Graph (max_flow.md);
 #   - the placement, schedule, zoo, scale and hard synthetic graph benchmarks, the
-#     largest batches, the limits, budget mode (remat.py, remat_runtime.py, checkmate.py) and
+#     largest batches, the limits, budget mode (remat.py, remat_blocks.py, remat_runtime.py,
+#     checkmate.py) and
 #     olla.torch on models and loops outside the tests (loops.py), and olla beside
 #     what a PyTorch user would pick instead (compare_torch.py): their scripts; on a
 #     machine with a GPU, the device check (gpu_check.py).
@@ -74,6 +75,7 @@ bash bench/placement.sh "$build"
 "$python" bench/max_batch.py
 "$python" bench/limits.py --olla "$build/bin/olla"
 "$python" bench/remat.py --olla "$build/bin/olla"
+"$python" bench/remat_blocks.py --build "$build"
 "$python" bench/checkmate.py --olla "$build/bin/olla"
 "$python" bench/remat_runtime.py
 "$python" bench/loops.py

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <random>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "olla/plan/recompute_rules.h"
 #include "olla/remat/cost.h"
 #include "olla/remat/recomputable.h"
+#include "olla/remat/repeated_blocks.h"
 
 namespace olla {
 namespace {
@@ -46,7 +48,8 @@ class Search {
       : graph_(graph),
         order_(order),
         options_(options),
-        buffers_(FindRecomputableBuffers(graph)) {
+        buffers_(FindRecomputableBuffers(graph)),
+        blocks_(FindRepeatedBlocks(graph)) {
     cost_.resize(static_cast<size_t>(graph.num_ops()));
     for (int32_t o = 0; o < graph.num_ops(); ++o)
       cost_[static_cast<size_t>(o)] = OpCost(graph, OpId(o));
@@ -62,6 +65,15 @@ class Search {
   // Copyable, and read again in the backward pass: dropping it can free bytes.
   bool droppable(BufferId b) const { return buffers_.droppable[b.index()]; }
   int64_t cost(OpId op) const { return cost_[op.index()]; }
+  bool has_repeated_blocks() const { return !blocks_.classes.empty(); }
+
+  // `b` and the buffers at its place in the blocks that repeat its block
+  // (repeated_blocks.h); `b` alone when its block is not repeated.
+  std::span<const BufferId> Twins(const BufferId& b) const {
+    const int32_t c = blocks_.class_of[b.index()];
+    if (c < 0) return {&b, 1};
+    return blocks_.classes[static_cast<size_t>(c)];
+  }
 
   // The recomputations that drop `dropped` (dropped[b]: kKept, kOneCopy or
   // kCopyPerReader, its producer's mode when any of its outputs asks for a copy per
@@ -343,6 +355,7 @@ class Search {
   const Order& order_;
   const RematOptions& options_;
   RecomputableBuffers buffers_;
+  RepeatedBlocks blocks_;
   std::vector<int64_t> cost_;
 };
 
@@ -379,6 +392,8 @@ class Walk {
       : graph_(graph), search_(search), options_(options), budget_(budget) {}
 
   int32_t measurements() const { return measurements_; }
+  // Measurements until one reached the target; 0 while none has.
+  int32_t reached_after() const { return reached_after_; }
   bool out() const { return out_; }
 
   // Every measurement spends one unit of work.
@@ -387,13 +402,16 @@ class Walk {
     ++measurements_;
     out_ = out_ || !budget_.Spend() || budget_.OutOfTime();
     if (!m) return std::nullopt;
+    if (m->timeline.peak_bytes <= options_.target_bytes && reached_after_ == 0)
+      reached_after_ = measurements_;
     return State{std::move(dropped), std::move(*m)};
   }
 
   // Greedy rounds from `state` until the target is reached, no candidate helps, or the
   // budget ends. With `noise`, each measured candidate's score is scaled by a random
   // factor in [1/2, 3/2), so that restarts take other paths than the first descent.
-  void Descend(State& state, std::mt19937_64* noise) {
+  // `tied`: each move is made in every block that repeats the block it is in.
+  void Descend(State& state, std::mt19937_64* noise, bool tied = false) {
     // A restart measures fewer: its noise, not its breadth, finds other paths.
     const auto few = static_cast<size_t>(noise ? std::min(options_.measured_per_round, 4)
                                                : options_.measured_per_round);
@@ -407,8 +425,7 @@ class Walk {
         // Past the first few, only until one helps.
         if (chosen && (i >= few || candidates[i].last_resort)) break;
         std::vector<char> trial = state.dropped;
-        for (BufferId b : candidates[i].drop) trial[b.index()] = kOneCopy;
-        for (BufferId b : candidates[i].split) trial[b.index()] = kCopyPerReader;
+        Apply(candidates[i], trial, tied);
         std::optional<State> next = Measure(std::move(trial));
         // Better: a lower peak, or the same peak with fewer bytes above the target;
         // scored by bytes gained per unit of added compute, a lower peak first.
@@ -440,7 +457,8 @@ class Walk {
   // Gives back what the target does not need, dearest op first: its runs for each
   // reader (one run serving them all instead), then its recomputation. Only the ops
   // whose buffers `since` drops otherwise, when given (what a restart changed).
-  void Prune(State& state, const std::vector<char>* since = nullptr) {
+  // `tied`: given back in every block that repeats the op's block at once.
+  void Prune(State& state, const std::vector<char>* since = nullptr, bool tied = false) {
     if (state.m.timeline.peak_bytes > options_.target_bytes) return;
     std::vector<std::pair<int64_t, OpId>> by_cost;  // (-(cost of its runs), op)
     auto touched = [&](OpId op) {
@@ -462,9 +480,11 @@ class Walk {
       std::vector<char> trial = state.dropped;
       bool changed = false;
       for (BufferId b : graph_.op(op).allocates) {
-        if (trial[b.index()] != from) continue;
-        trial[b.index()] = to;
-        changed = true;
+        for (BufferId twin : tied ? search_.Twins(b) : std::span<const BufferId>(&b, 1)) {
+          if (trial[twin.index()] != from) continue;
+          trial[twin.index()] = to;
+          changed = true;
+        }
       }
       if (!changed || out_) return;
       std::optional<State> next = Measure(std::move(trial));
@@ -514,12 +534,42 @@ class Walk {
     return next;
   }
 
+  // Counts the measurements of a walk over a part of this one's budget as this one's.
+  void Add(const Walk& part) {
+    if (reached_after_ == 0 && part.reached_after_ > 0)
+      reached_after_ = measurements_ + part.reached_after_;
+    measurements_ += part.measurements_;
+    out_ = out_ || budget_.Exhausted();
+  }
+
+  // Makes the candidate's move on `dropped`; `tied`: on the twins of its buffers too
+  // (those in the state the move expects: kept to drop, one copy to split).
+  void Apply(const Search::Candidate& candidate, std::vector<char>& dropped,
+             bool tied) const {
+    for (BufferId b : candidate.drop) {
+      dropped[b.index()] = kOneCopy;
+      if (!tied) continue;
+      for (BufferId twin : search_.Twins(b)) {
+        if (dropped[twin.index()] == kKept && search_.copyable(twin))
+          dropped[twin.index()] = kOneCopy;
+      }
+    }
+    for (BufferId b : candidate.split) {
+      dropped[b.index()] = kCopyPerReader;
+      if (!tied) continue;
+      for (BufferId twin : search_.Twins(b)) {
+        if (dropped[twin.index()] == kOneCopy) dropped[twin.index()] = kCopyPerReader;
+      }
+    }
+  }
+
  private:
   const Graph& graph_;
   const Search& search_;
   const RematOptions& options_;
   const Budget& budget_;
   int32_t measurements_ = 0;
+  int32_t reached_after_ = 0;
   bool out_ = false;
 };
 
@@ -539,8 +589,26 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
       search.Measure(std::vector<char>(static_cast<size_t>(graph.num_buffers()), 0));
   State best{std::vector<char>(static_cast<size_t>(graph.num_buffers()), 0),
              std::move(*none)};
-  walk.Descend(best, nullptr);
-  walk.Prune(best);
+  // Repeated blocks decided together first: each move made in every block that repeats
+  // it, so that the descent takes the rounds of one block (a plan soon, on any depth),
+  // given back together and then block by block. Then the descent block by block from
+  // nothing dropped, finer where it has the time (half of what is left, so that the
+  // large-neighbourhood search keeps the rest); the better of the two.
+  const bool tie = search.has_repeated_blocks() && options.tie_repeated_blocks;
+  State greedy = best;
+  if (tie) {
+    walk.Descend(best, nullptr, /*tied=*/true);
+    walk.Prune(best, nullptr, /*tied=*/true);
+    walk.Prune(best);
+  }
+  {
+    const Budget part = tie ? budget.Split(0.5) : budget;
+    Walk block_by_block(graph, search, options, part);
+    block_by_block.Descend(greedy, nullptr);
+    block_by_block.Prune(greedy);
+    walk.Add(block_by_block);
+  }
+  if (Better(greedy.m, best.m, options.target_bytes)) best = std::move(greedy);
   // Large-neighbourhood search: descend again, with noise, from a neighbourhood of the
   // current point, until `stall_rounds` restarts in a row find nothing better than the
   // best. The current point moves to every result no worse than itself, and to a worse
@@ -577,6 +645,8 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   result.added_cost = best.m.added_cost;
   result.reached = result.peak_bytes <= options.target_bytes;
   result.measurements = walk.measurements() + 1;
+  // Nothing dropped measured first: it reached the target when nothing else did.
+  if (result.reached) result.measurements_to_reach = walk.reached_after() + 1;
   result.stopped_by = walk.out() ? budget.Reached() : Budget::Limit::kNone;
   return result;
 }

@@ -45,6 +45,9 @@ struct RematOptions {
   // A proven lower bound on the added cost (added_cost_bound.h): a result that reaches
   // the target at it is optimal, and the search stops there.
   int64_t cost_floor = 0;
+  // Decide for the blocks that repeat one another (repeated_blocks.h) together before
+  // block by block.
+  bool tie_repeated_blocks = true;
 };
 
 struct RematResult {
@@ -54,6 +57,7 @@ struct RematResult {
   int64_t added_cost = 0;                // The recomputed ops' OpCost, summed.
   bool reached = false;                  // peak_bytes <= target_bytes.
   int32_t measurements = 0;
+  int32_t measurements_to_reach = 0;  // Until a plan first reached the target; 0: none.
   Budget::Limit stopped_by = Budget::Limit::kNone;
 };
 
