@@ -592,8 +592,9 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   // Repeated blocks decided together first: each move made in every block that repeats
   // it, so that the descent takes the rounds of one block (a plan soon, on any depth),
   // given back together and then block by block. Then the descent block by block from
-  // nothing dropped, finer where it has the time (half of what is left, so that the
-  // large-neighbourhood search keeps the rest); the better of the two.
+  // nothing dropped, finer where it has the time: all that is left when the first did
+  // not reach the target, half otherwise (the large-neighbourhood search keeps the
+  // rest); the better of the two.
   const bool tie = search.has_repeated_blocks() && options.tie_repeated_blocks;
   State greedy = best;
   if (tie) {
@@ -602,7 +603,8 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
     walk.Prune(best);
   }
   {
-    const Budget part = tie ? budget.Split(0.5) : budget;
+    const bool reached = best.m.timeline.peak_bytes <= options.target_bytes;
+    const Budget part = tie && reached ? budget.Split(0.5) : budget;
     Walk block_by_block(graph, search, options, part);
     block_by_block.Descend(greedy, nullptr);
     block_by_block.Prune(greedy);
