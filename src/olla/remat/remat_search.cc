@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 #include <random>
-#include <span>
 #include <tuple>
 #include <utility>
 
@@ -67,12 +66,16 @@ class Search {
   int64_t cost(OpId op) const { return cost_[op.index()]; }
   bool has_repeated_blocks() const { return !blocks_.classes.empty(); }
 
-  // `b` and the buffers at its place in the blocks that repeat its block
-  // (repeated_blocks.h); `b` alone when its block is not repeated.
-  std::span<const BufferId> Twins(const BufferId& b) const {
-    const int32_t c = blocks_.class_of[b.index()];
-    if (c < 0) return {&b, 1};
-    return blocks_.classes[static_cast<size_t>(c)];
+  // Calls `visit` on `b`, and with `tied` on the buffers at its place in the blocks
+  // that repeat its block (repeated_blocks.h) too.
+  template <typename Visit>
+  void ForEachTwin(BufferId b, bool tied, Visit visit) const {
+    const int32_t c = tied ? blocks_.class_of[b.index()] : -1;
+    if (c < 0) {
+      visit(b);
+      return;
+    }
+    for (BufferId twin : blocks_.classes[static_cast<size_t>(c)]) visit(twin);
   }
 
   // The recomputations that drop `dropped` (dropped[b]: kKept, kOneCopy or
@@ -480,11 +483,11 @@ class Walk {
       std::vector<char> trial = state.dropped;
       bool changed = false;
       for (BufferId b : graph_.op(op).allocates) {
-        for (BufferId twin : tied ? search_.Twins(b) : std::span<const BufferId>(&b, 1)) {
-          if (trial[twin.index()] != from) continue;
+        search_.ForEachTwin(b, tied, [&](BufferId twin) {
+          if (trial[twin.index()] != from) return;
           trial[twin.index()] = to;
           changed = true;
-        }
+        });
       }
       if (!changed || out_) return;
       std::optional<State> next = Measure(std::move(trial));
@@ -548,18 +551,16 @@ class Walk {
              bool tied) const {
     for (BufferId b : candidate.drop) {
       dropped[b.index()] = kOneCopy;
-      if (!tied) continue;
-      for (BufferId twin : search_.Twins(b)) {
+      search_.ForEachTwin(b, tied, [&](BufferId twin) {
         if (dropped[twin.index()] == kKept && search_.copyable(twin))
           dropped[twin.index()] = kOneCopy;
-      }
+      });
     }
     for (BufferId b : candidate.split) {
       dropped[b.index()] = kCopyPerReader;
-      if (!tied) continue;
-      for (BufferId twin : search_.Twins(b)) {
+      search_.ForEachTwin(b, tied, [&](BufferId twin) {
         if (dropped[twin.index()] == kOneCopy) dropped[twin.index()] = kCopyPerReader;
-      }
+      });
     }
   }
 

@@ -9,7 +9,12 @@
 // copies from one run of its producer for all its backward readers, or from one run
 // for each; a run whose inputs were dropped reads their copies (chains).
 //
-// A greedy descent first: a round looks at the step where the order peaks, takes the
+// Where blocks repeat (repeated_blocks.h: a transformer's layers), a greedy descent
+// with every move made in all the blocks that repeat the one it is in comes first, so
+// that a plan comes within the rounds of one block whatever the depth; then the descent
+// block by block, the better of the two going on.
+//
+// A greedy descent: a round looks at the step where the order peaks, takes the
 // buffers live there that could be dropped and not used there (and the copies live
 // there, to be made for each reader instead), ranks them by the bytes they would free
 // there per unit of added compute, measures the first few (and then on, until one
