@@ -191,6 +191,22 @@ TEST(PlannedArenaTest, TheWindowMarksRequestsOfOtherThreads) {
   for (void* p : {here, there}) EXPECT_TRUE(arena.Free(p));
 }
 
+TEST(PlannedArenaTest, RequestIndicesCountTheAnnouncingThreadsRequestsOnly) {
+  // A kernel's parallel region: the announcing thread's second request comes after a
+  // worker's in this run, before it in another; its slot is found either way.
+  PlannedArena arena(256);
+  arena.Announce({{0, 64, 0}, {128, 64, 1}});
+  void* first = arena.Allocate(64);
+  void* worker_scratch = nullptr;
+  std::thread worker([&] { worker_scratch = arena.Allocate(32); });
+  worker.join();
+  void* second = arena.Allocate(64);
+  EXPECT_EQ(static_cast<char*>(second) - static_cast<char*>(first), 128);
+  EXPECT_EQ(arena.stats().served, 2);
+  EXPECT_EQ(arena.stats().fell_through, 1);  // The worker's scratch was not announced.
+  for (void* p : {first, worker_scratch, second}) EXPECT_TRUE(arena.Free(p));
+}
+
 TEST(PlannedArenaTest, RequestsOnAnotherStreamFallThrough) {
   // A planned address is reused in the step stream's order; a kernel on another stream
   // would race with it, so its request never gets one.

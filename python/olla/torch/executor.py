@@ -54,9 +54,9 @@ class OpProfile:
 
 def _pack_scratch(requests, alignment):
     """First-fit offsets for scratch requests [(index, size, freed_at, other_thread)],
-    each live from its request to its free (in request counts), or, made on another
-    thread, at any time during the op: [(index or -1 for another thread's, size,
-    offset)]."""
+    each live from its request to its free (counted in the announcing thread's
+    requests), or, made on another thread, at any time during the op: [(index or -1
+    for another thread's, size, offset)]."""
     packed = []
     for index, size, freed_at, other in requests:
         live = sorted((offset, offset + _round_up(size_, alignment))
@@ -181,6 +181,14 @@ def calibrate(graph, flat_arguments):
         if op is None:
             return
         window = counter.window()
+        # The arena numbers the announcing thread's requests only (a worker thread's
+        # interleave with them differently in every run): own[p] is that number for
+        # window position p (-1: another thread's), own_before[p] how many of them
+        # came before position p.
+        own, own_before = [], [0]
+        for _, _, _, other in window:
+            own.append(-1 if other else own_before[-1])
+            own_before.append(own_before[-1] + (not other))
         index_of = {address: i for i, (size, address, _, _) in enumerate(window)
                     if address}
         outputs, taken = {}, set()
@@ -188,13 +196,13 @@ def calibrate(graph, flat_arguments):
         for buffer, tensor in zip(flatten(graph.node_buffers[node.name]), flatten(value)):
             if not isinstance(tensor, torch.Tensor) or tensor.numel() == 0:
                 continue
-            request = index_of.get(tensor.untyped_storage().data_ptr())
-            if request is None:
+            position = index_of.get(tensor.untyped_storage().data_ptr())
+            if position is None:
                 continue
-            taken.add(request)
+            taken.add(position)
             if buffer not in allocated:
                 continue
-            size = window[request][0]
+            size = window[position][0]
             if size != graph.buffers[buffer].size:
                 # The fake kernel the trace ran disagrees with the real one (CPU
                 # batch norm on bf16 input under autocast keeps its statistics in
@@ -202,11 +210,11 @@ def calibrate(graph, flat_arguments):
                 resized[graph.buffers[buffer].name] = (graph.buffers[buffer].size, size)
                 graph.buffers[buffer].size = size
             # Another thread's request has no fixed index: announced by size.
-            outputs[buffer] = -1 if window[request][3] else request
+            outputs[buffer] = own[position]
         # Scratch that outlives the op (a kernel's cache) is left to fall through.
-        scratch = [(i, size, freed_at, other)
-                   for i, (size, address, freed_at, other) in enumerate(window)
-                   if size > 0 and i not in taken and freed_at >= 0]
+        scratch = [(own[p], size, own_before[freed_at], other)
+                   for p, (size, address, freed_at, other) in enumerate(window)
+                   if size > 0 and p not in taken and freed_at >= 0]
         profiles[op] = OpProfile(outputs, _pack_scratch(scratch, alignment), alignment)
 
     with arenas.installed(counter):

@@ -28,6 +28,7 @@ void PlannedArena::Announce(std::vector<PlannedSlot> slots) {
   announced_ = std::move(slots);
   claimed_.assign(announced_.size(), false);
   window_.clear();
+  announcer_requests_ = 0;
   announcer_ = std::this_thread::get_id();
 }
 
@@ -97,9 +98,11 @@ bool PlannedArena::Overlaps(int64_t begin, int64_t end) {
 
 void* PlannedArena::Allocate(size_t bytes, bool on_step_stream) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const int64_t request = static_cast<int64_t>(window_.size());
-  window_.push_back(
-      {static_cast<int64_t>(bytes), 0, -1, std::this_thread::get_id() != announcer_});
+  // Numbered among the announcing thread's requests only: a worker thread's requests
+  // interleave with them differently in every run.
+  const bool other_thread = std::this_thread::get_id() != announcer_;
+  const int64_t request = other_thread ? -1 : announcer_requests_++;
+  window_.push_back({static_cast<int64_t>(bytes), 0, -1, other_thread});
   if (bytes == 0) return nullptr;
   if (on_step_stream) {
     if (void* planned = ServePlanned(bytes, request)) {

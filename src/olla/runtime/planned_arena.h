@@ -29,7 +29,9 @@
 //
 // Thread safe: kernels may allocate from several threads. The requests of a thread
 // other than the announcing one come in no fixed order (the window marks them), so the
-// executor announces their slots by size, apart from every other request of the op.
+// executor announces their slots by size, apart from every other request of the op, and
+// a slot's request index counts the announcing thread's requests only (a worker's
+// requests interleave with them differently in every run).
 #pragma once
 
 #include <cstddef>
@@ -48,8 +50,8 @@ namespace olla {
 struct PlannedSlot {
   int64_t offset = 0;  // From the arena's start.
   int64_t size = 0;    // The exact bytes the allocation will ask for.
-  // Which of the op's allocation requests (0: its first) it is; -1: the first request
-  // of this size.
+  // Which of the op's allocation requests on the announcing thread (0: its first) it
+  // is; -1: the first request of this size (on any thread).
   int64_t request = -1;
 };
 
@@ -149,6 +151,7 @@ class PlannedArena {
   std::vector<bool> claimed_;
   std::vector<ArenaRequest> window_;
   std::thread::id announcer_;               // The thread that made the last announcement.
+  int64_t announcer_requests_ = 0;          // Its requests since.
   std::map<int64_t, int64_t> live_ranges_;  // offset -> end, in the arena
   // Ranges of live_ranges_ already freed, waiting for their fence.
   std::map<int64_t, std::unique_ptr<Fence>> fenced_;
