@@ -1,9 +1,10 @@
 // The search and the bound on its added compute against brute force: on small training
 // steps with skip connections (an activation read again by two distant backward ops),
 // every plan of the search's action space (each forward op kept, run again once for all
-// its readers, or once for each) is built, ordered as ExpandGraph orders it, checked and
-// measured; wherever one of them reaches a target, the search reaches it too, adding no
-// more compute than the cheapest, and the bound is never above either.
+// its readers, once for each, or twice, parted at a cut) is built, ordered as
+// ExpandGraph orders it, checked and measured; wherever one of them reaches a target, the
+// search reaches it too, adding no more compute than the cheapest, and the bound is never
+// above either.
 #include <algorithm>
 #include <map>
 #include <random>
@@ -60,10 +61,17 @@ Graph SkipChain(int layers, uint64_t seed) {
   return b.Build();
 }
 
-// The runs that recompute the forward ops marked 1 (one run for every reader) and 2 (a
-// run for each reader), built here from the definition rather than by the search's code.
+// The runs that recompute the forward ops marked 1 (one run for every reader), 2 (a
+// run for each reader) and 3 + c (one run for the readers needed up to the c-th
+// backward op, another for the later ones: a cut), built here from the definition rather
+// than by the search's code. Op ids are the eager order's positions.
 std::vector<Recomputation> Runs(const Graph& graph, const std::vector<int>& choice) {
+  std::vector<OpId> backward;
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    if (graph.op(OpId(o)).phase == Phase::kBackward) backward.push_back(OpId(o));
+  }
   std::vector<Recomputation> runs;  // Last op first.
+  std::vector<int32_t> needed_at;   // Per run: the first op that reads its copies.
   std::map<int32_t, std::vector<int32_t>> runs_of;
   for (int32_t o = graph.num_ops() - 1; o >= 0; --o) {
     const int mode =
@@ -80,14 +88,30 @@ std::vector<Recomputation> Runs(const Graph& graph, const std::vector<int>& choi
     std::sort(serves.begin(), serves.end());
     std::sort(feeds.begin(), feeds.end());
     auto add = [&](std::vector<OpId> s, std::vector<int32_t> f) {
+      if (s.empty() && f.empty()) return;
+      int32_t first = graph.num_ops();
+      for (OpId user : s) first = std::min(first, user.value());
+      for (int32_t run : f) first = std::min(first, needed_at[static_cast<size_t>(run)]);
       runs_of[o].push_back(static_cast<int32_t>(runs.size()));
       runs.push_back({OpId(o), std::move(s), std::move(f), 0, {}});
+      needed_at.push_back(first);
     };
     if (mode == 1) {
       add(serves, feeds);
-    } else {
+    } else if (mode == 2) {
       for (OpId user : serves) add({user}, {});
       for (int32_t run : feeds) add({}, {run});
+    } else {
+      const int32_t cut = backward[static_cast<size_t>(mode - 3)].value();
+      std::vector<OpId> early_serves, late_serves;
+      std::vector<int32_t> early_feeds, late_feeds;
+      for (OpId user : serves)
+        (user.value() <= cut ? early_serves : late_serves).push_back(user);
+      for (int32_t run : feeds)
+        (needed_at[static_cast<size_t>(run)] <= cut ? early_feeds : late_feeds)
+            .push_back(run);
+      add(std::move(late_serves), std::move(late_feeds));
+      add(std::move(early_serves), std::move(early_feeds));
     }
   }
   std::reverse(runs.begin(), runs.end());
@@ -105,8 +129,9 @@ struct Found {
   int64_t cost = 0;
 };
 
-// Every plan of the action space: its checked peak and its cost.
-std::vector<Found> EveryPlan(const Graph& graph, int layers) {
+// Every plan of the action space, with `cuts` of the cut modes (3 + c, c < cuts): its
+// checked peak and its cost.
+std::vector<Found> EveryPlan(const Graph& graph, int layers, int cuts = 0) {
   std::vector<Found> found;
   std::vector<int> choice(static_cast<size_t>(layers), 0);
   for (;;) {
@@ -120,7 +145,7 @@ std::vector<Found> EveryPlan(const Graph& graph, int layers) {
     for (const Recomputation& r : plan.recompute) cost += OpCost(graph, r.op);
     found.push_back({check.peak_live_bytes, cost});
     size_t digit = 0;
-    while (digit < choice.size() && ++choice[digit] == 3) choice[digit++] = 0;
+    while (digit < choice.size() && ++choice[digit] == 3 + cuts) choice[digit++] = 0;
     if (digit == choice.size()) return found;
   }
 }
@@ -166,6 +191,28 @@ TEST(RematerializeBruteForceTest,
       const PlanCheck check = CheckPlan(graph, plan);
       ASSERT_TRUE(check.valid) << check.error;
       EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);
+    }
+  }
+  EXPECT_GT(targets_tried, 30);
+}
+
+// With cuts (a run for the readers up to a backward op, another for the later ones) in
+// the brute force's space too, on shorter chains: the search reaches every target a
+// plan of that space reaches, no dearer.
+TEST(RematerializeBruteForceTest, WithCutsReachesEveryReachableTargetNoDearer) {
+  constexpr int kShort = 4;
+  int targets_tried = 0;
+  for (uint64_t seed = 1; seed <= kGraphs; ++seed) {
+    const Graph graph = SkipChain(kShort, seed);
+    const std::map<int64_t, int64_t> with_cuts =
+        CheapestByPeak(EveryPlan(graph, kShort, kShort));
+    for (const auto& [target, cost] : with_cuts) {
+      const RematResult result = Search(graph, target);
+      ++targets_tried;
+      EXPECT_TRUE(result.reached) << "seed " << seed << ": target " << target
+                                  << ", the search stops at " << result.peak_bytes;
+      EXPECT_LE(result.added_cost, cost)
+          << "seed " << seed << ": target " << target << " costs " << cost;
     }
   }
   EXPECT_GT(targets_tried, 30);

@@ -1,6 +1,7 @@
 #include "olla/remat/remat_search.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <random>
 #include <tuple>
@@ -23,6 +24,25 @@ namespace {
 constexpr char kKept = 0;
 constexpr char kOneCopy = 1;
 constexpr char kCopyPerReader = 2;
+constexpr int32_t kNoCut = -1;
+
+// The search's choice for every buffer (by index): its mode, and for a buffer dropped
+// with one copy, where its readers part into two runs (a position in the given order:
+// the readers needed up to it read one copy, the later ones another; kNoCut: one run).
+// A cut lets a chain that makes a later buffer again run apart from the copies the
+// backward pass reads much later, so that none waits across the steps in between.
+struct Choice {
+  std::vector<char> mode;
+  std::vector<int32_t> cut;
+
+  explicit Choice(int32_t buffers)
+      : mode(static_cast<size_t>(buffers), kKept),
+        cut(static_cast<size_t>(buffers), kNoCut) {}
+  void Keep(BufferId b) {
+    mode[b.index()] = kKept;
+    cut[b.index()] = kNoCut;
+  }
+};
 
 template <typename T>
 void Unique(std::vector<T>& values) {
@@ -33,6 +53,8 @@ void Unique(std::vector<T>& values) {
 // One set of dropped buffers, expanded and measured.
 struct Measurement {
   std::vector<Recomputation> recompute;
+  std::vector<int32_t>
+      needed_at;  // Per run: the given order's first position reading it.
   std::optional<ExpandedGraph> expanded;
   Order order;
   Lifetimes lifetimes;
@@ -52,7 +74,13 @@ class Search {
     cost_.resize(static_cast<size_t>(graph.num_ops()));
     for (int32_t o = 0; o < graph.num_ops(); ++o)
       cost_[static_cast<size_t>(o)] = OpCost(graph, OpId(o));
+    position_.resize(static_cast<size_t>(graph.num_ops()));
+    for (size_t i = 0; i < order.ops.size(); ++i)
+      position_[order.ops[i].index()] = static_cast<int32_t>(i);
   }
+
+  // Where `op` runs in the given order.
+  int32_t position(OpId op) const { return position_[op.index()]; }
 
   // Its users in the backward pass, in eager order.
   const std::vector<OpId>& BackwardUsers(BufferId b) const {
@@ -78,24 +106,31 @@ class Search {
     for (BufferId twin : blocks_.classes[static_cast<size_t>(c)]) visit(twin);
   }
 
-  // The recomputations that drop `dropped` (dropped[b]: kKept, kOneCopy or
+  // The recomputations that `choice` makes (a mode per buffer: kKept, kOneCopy or
   // kCopyPerReader, its producer's mode when any of its outputs asks for a copy per
-  // reader). A run of an op serves the backward users of its dropped outputs and feeds
-  // the runs that read them: one run for all of them, or one for each. An op whose copies
-  // nothing would read runs no more (a chain's input whose reader was given back).
-  std::vector<Recomputation> Recomputations(const std::vector<char>& dropped) const {
+  // reader; a cut). A run of an op serves the backward users of its dropped outputs and
+  // feeds the runs that read them: one run for all of them, one for those needed up to
+  // the cut and one for the later ones, or one for each. An op whose copies nothing
+  // would read runs no more (a chain's input whose reader was given back).
+  // `needed_at`: per run, the first position in the given order that reads its copies.
+  std::vector<Recomputation> Recomputations(const Choice& choice,
+                                            std::vector<int32_t>& needed_at) const {
     // From the last op back (ids are topological, and a run reads only earlier ops'
     // outputs), so that every run that reads an op's copies exists when its are made.
     std::vector<Recomputation> runs;
+    needed_at.clear();
     std::vector<std::vector<int32_t>> runs_of(static_cast<size_t>(graph_.num_ops()));
     for (int32_t o = graph_.num_ops() - 1; o >= 0; --o) {
       const Op& op = graph_.op(OpId(o));
       std::vector<OpId> serves;
       std::vector<int32_t> feeds;
       bool per_reader = false;
+      int32_t cut = kNoCut;
       for (BufferId b : op.allocates) {
-        if (dropped[b.index()] == kKept) continue;
-        per_reader = per_reader || dropped[b.index()] == kCopyPerReader;
+        const char mode = choice.mode[b.index()];
+        if (mode == kKept) continue;
+        per_reader = per_reader || mode == kCopyPerReader;
+        cut = std::max(cut, choice.cut[b.index()]);
         for (OpId user : BackwardUsers(b)) serves.push_back(user);
         for (OpId user : graph_.users(b)) {
           for (int32_t run : runs_of[user.index()]) feeds.push_back(run);
@@ -104,9 +139,29 @@ class Search {
       Unique(serves);
       Unique(feeds);
       auto add = [&](std::vector<OpId> s, std::vector<int32_t> f) {
+        int32_t first = std::numeric_limits<int32_t>::max();
+        for (OpId user : s) first = std::min(first, position(user));
+        for (int32_t run : f)
+          first = std::min(first, needed_at[static_cast<size_t>(run)]);
         runs_of[static_cast<size_t>(o)].push_back(static_cast<int32_t>(runs.size()));
         runs.push_back({OpId(o), std::move(s), std::move(f), 0, {}});
+        needed_at.push_back(first);
       };
+      if (!per_reader && cut != kNoCut) {
+        // The later readers' run first: the runs of one op end up in reader order.
+        std::vector<OpId> early_serves, late_serves;
+        std::vector<int32_t> early_feeds, late_feeds;
+        for (OpId user : serves)
+          (position(user) <= cut ? early_serves : late_serves).push_back(user);
+        for (int32_t run : feeds)
+          (needed_at[static_cast<size_t>(run)] <= cut ? early_feeds : late_feeds)
+              .push_back(run);
+        if (!late_serves.empty() || !late_feeds.empty())
+          add(std::move(late_serves), std::move(late_feeds));
+        if (!early_serves.empty() || !early_feeds.empty())
+          add(std::move(early_serves), std::move(early_feeds));
+        continue;
+      }
       if (!per_reader) {
         if (!serves.empty() || !feeds.empty()) add(std::move(serves), std::move(feeds));
         continue;
@@ -117,6 +172,7 @@ class Search {
     }
     // Made last op first; run in op order: index i becomes last - i.
     std::reverse(runs.begin(), runs.end());
+    std::reverse(needed_at.begin(), needed_at.end());
     const auto last = static_cast<int32_t>(runs.size()) - 1;
     for (Recomputation& r : runs) {
       for (int32_t& j : r.feeds) j = last - j;
@@ -128,9 +184,9 @@ class Search {
 
   // Expands, orders (each recomputation just before its first reader in the given
   // order) and measures; nullopt when the expansion or its order is invalid.
-  std::optional<Measurement> Measure(const std::vector<char>& dropped) const {
+  std::optional<Measurement> Measure(const Choice& choice) const {
     Measurement m;
-    m.recompute = Recomputations(dropped);
+    m.recompute = Recomputations(choice, m.needed_at);
     StatusOr<ExpandedGraph> expanded = ExpandGraph(graph_, m.recompute);
     if (!expanded.ok()) return std::nullopt;
     m.expanded = std::move(expanded).value();
@@ -249,27 +305,40 @@ class Search {
     return m;
   }
 
-  // A way to lower the peak: buffers to drop (one copy) and dropped buffers to copy
-  // for each reader, with an estimate of the bytes it frees at the peak step and of the
-  // compute it adds.
+  // A way to lower the peak: buffers to drop (one copy), dropped buffers to copy for
+  // each reader, and cuts to make in buffers dropped with one copy, with an estimate of
+  // the bytes it frees at the peak step and of the compute it adds.
   struct Candidate {
     std::vector<BufferId> drop;
     std::vector<BufferId> split;
+    std::vector<std::pair<BufferId, int32_t>> cut;
     int64_t freed = 0;
     int64_t added = 0;
     bool last_resort = false;  // Measured only when no other candidate helps.
   };
 
   // For each droppable buffer live at the peak step and not used there: dropping it
-  // alone, and dropping it with the droppable inputs its recomputation would bring back
-  // to life across the step (transitively); for each copy live there and not used
-  // there, a copy for each reader of its buffer instead, so that none waits across the
-  // step. The best estimated bytes freed per unit of compute first; those that free
-  // nothing by the estimate are left out.
-  std::vector<Candidate> Candidates(const Measurement& m,
-                                    const std::vector<char>& dropped) const {
+  // alone, dropping it with the droppable inputs its recomputation would bring back
+  // to life across the step (transitively), and, where its recomputation reads copies
+  // of dropped buffers, dropping it with those copies (transitively) cut after its last
+  // reader, so that its recomputation makes its own and the backward pass's wait for
+  // none of it. For each copy live there and not used there: a cut at the step (one
+  // run before, one after), and a copy for each reader of its buffer instead, so that
+  // none waits across the step. The best estimated bytes freed per unit of compute
+  // first; those that free nothing by the estimate are left out.
+  std::vector<Candidate> Candidates(const Measurement& m, const Choice& choice) const {
+    const std::vector<char>& dropped = choice.mode;
     const Graph& g = m.expanded->graph;
     const int32_t step = m.timeline.peak_step;
+    // The given order's position of the first original op at or after the step.
+    int32_t step_position = static_cast<int32_t>(order_.ops.size());
+    for (size_t i = static_cast<size_t>(step); i < m.order.ops.size(); ++i) {
+      const OpId op = m.order.ops[i];
+      if (!m.expanded->is_recomputation(op)) {
+        step_position = position(m.expanded->source_op[op.index()]);
+        break;
+      }
+    }
     const Op& running = g.op(m.order.ops[static_cast<size_t>(step)]);
     std::vector<char> recomputed(static_cast<size_t>(graph_.num_ops()), 0);
     for (const Recomputation& r : m.recompute) recomputed[r.op.index()] = 1;
@@ -298,13 +367,14 @@ class Search {
       const OpId producer = graph_.producer(id);
       Candidate alone{{id},
                       {},
+                      {},
                       graph_.buffer(id).size,
                       recomputed[producer.index()] ? 0 : cost(producer)};
       for (BufferId input : graph_.op(producer).uses) {
         if (dead_at_step(input)) alone.freed -= graph_.buffer(input).size;
       }
       // With its chain: inputs dead at the step that can be dropped are recomputed too.
-      Candidate chain{{id}, {}, graph_.buffer(id).size, alone.added};
+      Candidate chain{{id}, {}, {}, graph_.buffer(id).size, alone.added};
       std::vector<char> in_chain(static_cast<size_t>(graph_.num_buffers()), 0);
       in_chain[id.index()] = 1;
       bool longer = false;
@@ -324,6 +394,30 @@ class Search {
           }
         }
       }
+      // With its chain, and the copies its recomputation reads (transitively) made
+      // apart from the backward pass's: cut after its last backward reader.
+      Candidate apart = chain;
+      const int32_t last_reader = position(BackwardUsers(id).back());
+      std::vector<BufferId> reads;
+      for (BufferId link : apart.drop) {
+        const std::vector<BufferId>& uses = graph_.op(graph_.producer(link)).uses;
+        reads.insert(reads.end(), uses.begin(), uses.end());
+        if (link != id) apart.cut.push_back({link, last_reader});
+      }
+      std::vector<char> seen(static_cast<size_t>(graph_.num_buffers()), 0);
+      for (size_t next = 0; next < reads.size(); ++next) {
+        const BufferId input = reads[next];
+        if (seen[input.index()] || dropped[input.index()] != kOneCopy ||
+            choice.cut[input.index()] != kNoCut)
+          continue;
+        seen[input.index()] = 1;
+        apart.cut.push_back({input, last_reader});
+        const OpId p = graph_.producer(input);
+        apart.added += cost(p);
+        for (BufferId further : graph_.op(p).uses) reads.push_back(further);
+      }
+      apart.last_resort = true;
+      if (!apart.cut.empty()) rank(std::move(apart));
       // Alone, a copy for each backward reader (none waits between two of them): a
       // last resort, tried when nothing else helps.
       const auto readers = static_cast<int64_t>(BackwardUsers(id).size());
@@ -342,7 +436,10 @@ class Search {
       if (!m.lifetimes[copy].Contains(step) || used_at_step(copy)) continue;
       const BufferId source = m.expanded->source_buffer[copy.index()];
       if (dropped[source.index()] != kOneCopy) continue;
-      rank({{}, {source}, g.buffer(copy).size, cost(graph_.producer(source))});
+      const int64_t run = cost(graph_.producer(source));
+      if (choice.cut[source.index()] == kNoCut && step_position > 0)
+        rank({{}, {}, {{source, step_position - 1}}, g.buffer(copy).size, run});
+      rank({{}, {source}, {}, g.buffer(copy).size, run});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return std::tie(a.second.last_resort, a.first) <
@@ -360,11 +457,12 @@ class Search {
   RecomputableBuffers buffers_;
   RepeatedBlocks blocks_;
   std::vector<int64_t> cost_;
+  std::vector<int32_t> position_;  // Of each op in order_.
 };
 
 // A set of dropped buffers and its measurement: one point of the search.
 struct State {
-  std::vector<char> dropped;
+  Choice choice;
   Measurement m;
 };
 
@@ -400,14 +498,14 @@ class Walk {
   bool out() const { return out_; }
 
   // Every measurement spends one unit of work.
-  std::optional<State> Measure(std::vector<char> dropped) {
-    std::optional<Measurement> m = search_.Measure(dropped);
+  std::optional<State> Measure(Choice choice) {
+    std::optional<Measurement> m = search_.Measure(choice);
     ++measurements_;
     out_ = out_ || !budget_.Spend() || budget_.OutOfTime();
     if (!m) return std::nullopt;
     if (m->timeline.peak_bytes <= options_.target_bytes && reached_after_ == 0)
       reached_after_ = measurements_;
-    return State{std::move(dropped), std::move(*m)};
+    return State{std::move(choice), std::move(*m)};
   }
 
   // Greedy rounds from `state` until the target is reached, no candidate helps, or the
@@ -420,14 +518,16 @@ class Walk {
                                                : options_.measured_per_round);
     while (state.m.timeline.peak_bytes > options_.target_bytes && !out_) {
       const std::vector<Search::Candidate> candidates =
-          search_.Candidates(state.m, state.dropped);
+          search_.Candidates(state.m, state.choice);
       std::optional<State> chosen;
       double chosen_score = 0;
       bool chosen_lower = false;
       for (size_t i = 0; i < candidates.size() && !out_; ++i) {
         // Past the first few, only until one helps.
         if (chosen && (i >= few || candidates[i].last_resort)) break;
-        std::vector<char> trial = state.dropped;
+        // A cut's position is its block's own: not made in every block at once.
+        if (tied && !candidates[i].cut.empty()) continue;
+        Choice trial = state.choice;
         Apply(candidates[i], trial, tied);
         std::optional<State> next = Measure(std::move(trial));
         // Better: a lower peak, or the same peak with fewer bytes above the target;
@@ -458,16 +558,20 @@ class Walk {
   }
 
   // Gives back what the target does not need, dearest op first: its runs for each
-  // reader (one run serving them all instead), then its recomputation. Only the ops
-  // whose buffers `since` drops otherwise, when given (what a restart changed).
+  // reader (one run serving them all, or two parted at a cut, instead), its cut (one
+  // run), then its recomputation. Only the ops whose buffers `since` chooses
+  // otherwise, when given (what a restart changed), and those run for each reader (a
+  // restart may have made one of their readers' runs, and so their cuts, cheaper).
   // `tied`: given back in every block that repeats the op's block at once.
-  void Prune(State& state, const std::vector<char>* since = nullptr, bool tied = false) {
+  void Prune(State& state, const Choice* since = nullptr, bool tied = false) {
     if (state.m.timeline.peak_bytes > options_.target_bytes) return;
     std::vector<std::pair<int64_t, OpId>> by_cost;  // (-(cost of its runs), op)
     auto touched = [&](OpId op) {
       const std::vector<BufferId>& outputs = graph_.op(op).allocates;
       return !since || std::any_of(outputs.begin(), outputs.end(), [&](BufferId b) {
-        return (*since)[b.index()] != state.dropped[b.index()];
+        return since->mode[b.index()] != state.choice.mode[b.index()] ||
+               since->cut[b.index()] != state.choice.cut[b.index()] ||
+               state.choice.mode[b.index()] == kCopyPerReader;
       });
     };
     for (const Recomputation& r : state.m.recompute) {
@@ -479,60 +583,97 @@ class Walk {
     }
     std::stable_sort(by_cost.begin(), by_cost.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    auto try_with = [&](OpId op, char from, char to) {
-      std::vector<char> trial = state.dropped;
+    // The buffers of `op` (and their twins) that `give_back` changes in a trial.
+    auto try_with = [&](OpId op, auto give_back) {
+      Choice trial = state.choice;
       bool changed = false;
       for (BufferId b : graph_.op(op).allocates) {
-        search_.ForEachTwin(b, tied, [&](BufferId twin) {
-          if (trial[twin.index()] != from) return;
-          trial[twin.index()] = to;
-          changed = true;
-        });
+        search_.ForEachTwin(
+            b, tied, [&](BufferId twin) { changed = give_back(trial, twin) || changed; });
       }
       if (!changed || out_) return;
       std::optional<State> next = Measure(std::move(trial));
       if (next && next->m.timeline.peak_bytes <= options_.target_bytes)
         state = std::move(*next);
     };
+    auto mode = [](char from, char to) {
+      return [from, to](Choice& c, BufferId b) {
+        if (c.mode[b.index()] != from) return false;
+        c.mode[b.index()] = to;
+        c.cut[b.index()] = kNoCut;
+        return true;
+      };
+    };
+    auto uncut = [](Choice& c, BufferId b) {
+      if (c.cut[b.index()] == kNoCut) return false;
+      c.cut[b.index()] = kNoCut;
+      return true;
+    };
+    // Its runs for each reader as two, parted where one of them is first needed (the
+    // cut's position is the block's own: not when given back in every block at once).
+    auto cut_at = [](int32_t position) {
+      return [position](Choice& c, BufferId b) {
+        if (c.mode[b.index()] != kCopyPerReader) return false;
+        c.mode[b.index()] = kOneCopy;
+        c.cut[b.index()] = position;
+        return true;
+      };
+    };
+    auto parting_positions = [&](OpId op) {
+      std::vector<int32_t> at;
+      for (size_t r = 0; r < state.m.recompute.size(); ++r) {
+        if (state.m.recompute[r].op == op) at.push_back(state.m.needed_at[r]);
+      }
+      Unique(at);
+      if (!at.empty()) at.pop_back();  // Past the last: one run, tried above.
+      return at;
+    };
     for (const auto& [minus_cost, op] : by_cost) {
-      try_with(op, kCopyPerReader, kOneCopy);
-      try_with(op, kCopyPerReader, kKept);
-      try_with(op, kOneCopy, kKept);
+      try_with(op, mode(kCopyPerReader, kOneCopy));
+      try_with(op, mode(kCopyPerReader, kKept));
+      if (!tied) {
+        for (int32_t position : parting_positions(op)) try_with(op, cut_at(position));
+      }
+      try_with(op, uncut);
+      try_with(op, mode(kOneCopy, kKept));
     }
   }
 
-  // A neighbourhood of `dropped` to descend from again, one of three kinds in turn:
+  // A neighbourhood of `choice` to descend from again, one of three kinds in turn:
   // up to half of the dropped buffers given back at random; a run of them, a third
   // long, given back (producers close in the graph, so the region around one peak);
   // never more than kMaxGivenBack, so that a restart costs a few rounds on any graph;
   // or one given back and one droppable buffer not dropped added (with one copy or a
   // copy per reader), at random.
-  std::vector<char> Neighbour(const std::vector<char>& dropped, int32_t round,
-                              std::mt19937_64& rng) const {
+  Choice Neighbour(const Choice& choice, int32_t round, std::mt19937_64& rng) const {
     std::vector<BufferId> in, out;
     for (int32_t b = 0; b < graph_.num_buffers(); ++b) {
-      if (dropped[static_cast<size_t>(b)] != kKept)
+      if (choice.mode[static_cast<size_t>(b)] != kKept)
         in.push_back(BufferId(b));
       else if (search_.droppable(BufferId(b)))
         out.push_back(BufferId(b));
     }
-    std::vector<char> next = dropped;
+    Choice next = choice;
     const int kind = in.empty() ? 2 : round % 3;
     if (kind == 0) {
       for (size_t given = 0; given < kMaxGivenBack && given < (in.size() + 1) / 2;
            ++given) {
-        char& mode = next[in[rng() % in.size()].index()];
-        mode = mode == kCopyPerReader && rng() % 2 ? kOneCopy : kKept;
+        const BufferId b = in[rng() % in.size()];
+        if (next.mode[b.index()] == kCopyPerReader && rng() % 2)
+          next.mode[b.index()] = kOneCopy;
+        else
+          next.Keep(b);
       }
     } else if (kind == 1) {
       const size_t length = std::clamp<size_t>(in.size() / 3, 1, kMaxGivenBack);
       const size_t first = rng() % in.size();
       for (size_t i = first; i < std::min(in.size(), first + length); ++i)
-        next[in[i].index()] = kKept;
+        next.Keep(in[i]);
     } else {
-      if (!in.empty()) next[in[rng() % in.size()].index()] = kKept;
+      if (!in.empty()) next.Keep(in[rng() % in.size()]);
       if (!out.empty())
-        next[out[rng() % out.size()].index()] = rng() % 2 ? kOneCopy : kCopyPerReader;
+        next.mode[out[rng() % out.size()].index()] =
+            rng() % 2 ? kOneCopy : kCopyPerReader;
     }
     return next;
   }
@@ -545,10 +686,11 @@ class Walk {
     out_ = out_ || budget_.Exhausted();
   }
 
-  // Makes the candidate's move on `dropped`; `tied`: on the twins of its buffers too
-  // (those in the state the move expects: kept to drop, one copy to split).
-  void Apply(const Search::Candidate& candidate, std::vector<char>& dropped,
-             bool tied) const {
+  // Makes the candidate's move on `choice`; `tied`: its drops and splits on the twins
+  // of its buffers too (those in the state the move expects: kept to drop, one copy to
+  // split).
+  void Apply(const Search::Candidate& candidate, Choice& choice, bool tied) const {
+    std::vector<char>& dropped = choice.mode;
     for (BufferId b : candidate.drop) {
       dropped[b.index()] = kOneCopy;
       search_.ForEachTwin(b, tied, [&](BufferId twin) {
@@ -562,6 +704,7 @@ class Walk {
         if (dropped[twin.index()] == kOneCopy) dropped[twin.index()] = kCopyPerReader;
       });
     }
+    for (const auto& [b, position] : candidate.cut) choice.cut[b.index()] = position;
   }
 
  private:
@@ -586,10 +729,9 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   const Search search(graph, order, options);
   Walk walk(graph, search, options, budget);
   // Nothing dropped is always valid; its measurement spends no work.
-  std::optional<Measurement> none =
-      search.Measure(std::vector<char>(static_cast<size_t>(graph.num_buffers()), 0));
-  State best{std::vector<char>(static_cast<size_t>(graph.num_buffers()), 0),
-             std::move(*none)};
+  const Choice nothing(graph.num_buffers());
+  std::optional<Measurement> none = search.Measure(nothing);
+  State best{nothing, std::move(*none)};
   // Repeated blocks decided together first: each move made in every block that repeats
   // it, so that the descent takes the rounds of one block (a plan soon, on any depth),
   // given back together and then block by block. Then the descent block by block from
@@ -627,10 +769,10 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   for (int32_t stall = 0; stall < options.stall_rounds && !walk.out() && !optimal();
        ++stall) {
     std::optional<State> next =
-        walk.Measure(walk.Neighbour(current.dropped, restarts++, rng));
+        walk.Measure(walk.Neighbour(current.choice, restarts++, rng));
     if (!next) continue;
     walk.Descend(*next, &rng);
-    walk.Prune(*next, &current.dropped);
+    walk.Prune(*next, &current.choice);
     if (Better(next->m, best.m, options.target_bytes)) {
       best = *next;
       current = std::move(*next);
