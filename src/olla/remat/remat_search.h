@@ -6,8 +6,10 @@
 // recomputation) and runs each recomputation just before the first op that reads its
 // copies, so it measures exactly the peak of each choice. A dropped buffer (made by a
 // forward op that recompute_rules.h allows, read again in the backward pass) gets its
-// copies from one run of its producer for all its backward readers, or from one run
-// for each; a run whose inputs were dropped reads their copies (chains).
+// copies from one run of its producer for all its backward readers, from two parted at
+// a cut (the readers needed up to a step of the order, and the later ones: two-level
+// checkpointing), or from one run for each; a run whose inputs were dropped reads their
+// copies (chains).
 //
 // Where blocks repeat (repeated_blocks.h: a transformer's layers), a greedy descent
 // with every move made in all the blocks that repeat the one it is in comes first, so
@@ -15,9 +17,10 @@
 // block by block, the better of the two going on.
 //
 // A greedy descent: a round looks at the step where the order peaks, takes the
-// buffers live there that could be dropped and not used there (and the copies live
-// there, to be made for each reader instead), ranks them by the bytes they would free
-// there per unit of added compute, measures the first few (and then on, until one
+// buffers live there that could be dropped and not used there (alone, with their
+// chains, and with the copies their chains read cut apart) and the copies live there
+// (cut at the step, or made for each reader instead), ranks them by the bytes they would
+// free there per unit of added compute, measures the first few (and then on, until one
 // helps), and keeps the one that removes the most bytes above the target (summed over
 // all steps) per unit of compute. When the target is reached, a pruning pass gives
 // back what the target no longer needs, dearest op first. Then a large-neighbourhood
