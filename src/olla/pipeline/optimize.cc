@@ -120,7 +120,7 @@ constexpr double kSchedule = 0.5;              // The order; placement gets the 
 constexpr double kPlaceBeforeRefine = 0.5;     // ...half, with the joint ILP to follow;
 constexpr double kPlaceBeforeRecompute = 0.1;  // a tenth, when the order cannot fit.
 constexpr double kRecomputeBound = 0.1;        // The bound on added compute,
-constexpr double kRecomputeSearch = 0.7;       // each recomputation round's search...
+constexpr double kRecomputeSearch = 0.9;       // each recomputation round's search...
 constexpr double kRecomputePlace = 0.5;        // ...and its placement.
 }  // namespace share
 
