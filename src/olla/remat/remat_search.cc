@@ -319,13 +319,14 @@ class Search {
 
   // For each droppable buffer live at the peak step and not used there: dropping it
   // alone, dropping it with the droppable inputs its recomputation would bring back
-  // to life across the step (transitively), and, where its recomputation reads copies
-  // of dropped buffers, dropping it with those copies (transitively) cut after its last
-  // reader, so that its recomputation makes its own and the backward pass's wait for
-  // none of it. For each copy live there and not used there: a cut at the step (one
-  // run before, one after), and a copy for each reader of its buffer instead, so that
-  // none waits across the step. The best estimated bytes freed per unit of compute
-  // first; those that free nothing by the estimate are left out.
+  // to life across the step (transitively), and, as a last resort, dropping it with
+  // those and cutting after its last backward reader every copy its recomputation
+  // reads (transitively), so that the runs that make it again are not the ones the
+  // later backward ops read, and no copy waits between the two. For each copy live
+  // there and not used there: a cut at the step (one run before, one after), and a
+  // copy for each reader of its buffer instead, so that none waits across the step.
+  // The best estimated bytes freed per unit of compute first; those that free nothing
+  // by the estimate are left out.
   std::vector<Candidate> Candidates(const Measurement& m, const Choice& choice) const {
     const std::vector<char>& dropped = choice.mode;
     const Graph& g = m.expanded->graph;
@@ -394,8 +395,8 @@ class Search {
           }
         }
       }
-      // With its chain, and the copies its recomputation reads (transitively) made
-      // apart from the backward pass's: cut after its last backward reader.
+      // With its chain, and every copy the chain reads cut after its last backward
+      // reader: made once for it, once more for the later backward ops.
       Candidate apart = chain;
       const int32_t last_reader = position(BackwardUsers(id).back());
       std::vector<BufferId> reads;
