@@ -323,8 +323,9 @@ class Search {
   // those and cutting after its last backward reader every copy its recomputation
   // reads (transitively), so that the runs that make it again are not the ones the
   // later backward ops read, and no copy waits between the two. For each copy live
-  // there and not used there: a cut at the step (one run before, one after), and a
-  // copy for each reader of its buffer instead, so that none waits across the step.
+  // there and not used there: a cut at the step (one run before, one after; and so for
+  // the copies its run reads, transitively, lest they wait across the step instead),
+  // and a copy for each reader of its buffer instead, so that none waits across it.
   // The best estimated bytes freed per unit of compute first; those that free nothing
   // by the estimate are left out.
   std::vector<Candidate> Candidates(const Measurement& m, const Choice& choice) const {
@@ -351,6 +352,23 @@ class Search {
     };
     auto dead_at_step = [&](BufferId id) {
       return !graph_.buffer(id).persistent && !m.lifetimes[id].Contains(step);
+    };
+    // Cuts at `position` every copy of a buffer dropped with one copy, not yet cut,
+    // that `reads` names, and the ones their runs read (transitively).
+    auto cut_copies_read = [&](std::vector<BufferId> reads, int32_t position,
+                               Candidate& c) {
+      std::vector<char> seen(static_cast<size_t>(graph_.num_buffers()), 0);
+      for (size_t next = 0; next < reads.size(); ++next) {
+        const BufferId input = reads[next];
+        if (seen[input.index()] || dropped[input.index()] != kOneCopy ||
+            choice.cut[input.index()] != kNoCut)
+          continue;
+        seen[input.index()] = 1;
+        c.cut.push_back({input, position});
+        const OpId p = graph_.producer(input);
+        c.added += cost(p);
+        for (BufferId further : graph_.op(p).uses) reads.push_back(further);
+      }
     };
     std::vector<std::pair<double, Candidate>> ranked;
     auto rank = [&](Candidate c) {
@@ -405,18 +423,7 @@ class Search {
         reads.insert(reads.end(), uses.begin(), uses.end());
         if (link != id) apart.cut.push_back({link, last_reader});
       }
-      std::vector<char> seen(static_cast<size_t>(graph_.num_buffers()), 0);
-      for (size_t next = 0; next < reads.size(); ++next) {
-        const BufferId input = reads[next];
-        if (seen[input.index()] || dropped[input.index()] != kOneCopy ||
-            choice.cut[input.index()] != kNoCut)
-          continue;
-        seen[input.index()] = 1;
-        apart.cut.push_back({input, last_reader});
-        const OpId p = graph_.producer(input);
-        apart.added += cost(p);
-        for (BufferId further : graph_.op(p).uses) reads.push_back(further);
-      }
+      cut_copies_read(std::move(reads), last_reader, apart);
       apart.last_resort = true;
       if (!apart.cut.empty()) rank(std::move(apart));
       // Alone, a copy for each backward reader (none waits between two of them): a
@@ -438,8 +445,11 @@ class Search {
       const BufferId source = m.expanded->source_buffer[copy.index()];
       if (dropped[source.index()] != kOneCopy) continue;
       const int64_t run = cost(graph_.producer(source));
-      if (choice.cut[source.index()] == kNoCut && step_position > 0)
-        rank({{}, {}, {{source, step_position - 1}}, g.buffer(copy).size, run});
+      if (step_position > 0) {
+        Candidate cut{{}, {}, {}, g.buffer(copy).size, 0};
+        cut_copies_read({source}, step_position - 1, cut);
+        if (!cut.cut.empty()) rank(std::move(cut));
+      }
       rank({{}, {source}, {}, g.buffer(copy).size, run});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
