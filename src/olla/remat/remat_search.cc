@@ -53,8 +53,8 @@ void Unique(std::vector<T>& values) {
 // One set of dropped buffers, expanded and measured.
 struct Measurement {
   std::vector<Recomputation> recompute;
-  std::vector<int32_t>
-      needed_at;  // Per run: the given order's first position reading it.
+  // Per run: the first position in the given order that reads its copies.
+  std::vector<int32_t> needed_at;
   std::optional<ExpandedGraph> expanded;
   Order order;
   Lifetimes lifetimes;
@@ -108,10 +108,11 @@ class Search {
 
   // The recomputations that `choice` makes (a mode per buffer: kKept, kOneCopy or
   // kCopyPerReader, its producer's mode when any of its outputs asks for a copy per
-  // reader; a cut). A run of an op serves the backward users of its dropped outputs and
-  // feeds the runs that read them: one run for all of them, one for those needed up to
-  // the cut and one for the later ones, or one for each. An op whose copies nothing
-  // would read runs no more (a chain's input whose reader was given back).
+  // reader; the latest of its outputs' cuts). A run of an op serves the backward users
+  // of its dropped outputs and feeds the runs that read them: one run for all of them,
+  // one for those needed up to the cut and one for the later ones, or one for each. An
+  // op whose copies nothing would read runs no more (a chain's input whose reader was
+  // given back).
   // `needed_at`: per run, the first position in the given order that reads its copies.
   std::vector<Recomputation> Recomputations(const Choice& choice,
                                             std::vector<int32_t>& needed_at) const {
@@ -471,7 +472,7 @@ class Search {
   std::vector<int32_t> position_;  // Of each op in order_.
 };
 
-// A set of dropped buffers and its measurement: one point of the search.
+// A choice and its measurement: one point of the search.
 struct State {
   Choice choice;
   Measurement m;
