@@ -38,10 +38,12 @@ struct Choice {
   explicit Choice(int32_t buffers)
       : mode(static_cast<size_t>(buffers), kKept),
         cut(static_cast<size_t>(buffers), kNoCut) {}
-  void Keep(BufferId b) {
-    mode[b.index()] = kKept;
+  // A new mode for `b`, uncut.
+  void Set(BufferId b, char new_mode) {
+    mode[b.index()] = new_mode;
     cut[b.index()] = kNoCut;
   }
+  void Keep(BufferId b) { Set(b, kKept); }
 };
 
 template <typename T>
@@ -148,8 +150,9 @@ class Search {
         runs.push_back({OpId(o), std::move(s), std::move(f), 0, {}});
         needed_at.push_back(first);
       };
-      if (!per_reader && cut != kNoCut) {
-        // The later readers' run first: the runs of one op end up in reader order.
+      if (!per_reader) {
+        // One run, or two parted at the cut (without one, every reader is later). The
+        // later readers' run first: the runs of one op end up in reader order.
         std::vector<OpId> early_serves, late_serves;
         std::vector<int32_t> early_feeds, late_feeds;
         for (OpId user : serves)
@@ -161,10 +164,6 @@ class Search {
           add(std::move(late_serves), std::move(late_feeds));
         if (!early_serves.empty() || !early_feeds.empty())
           add(std::move(early_serves), std::move(early_feeds));
-        continue;
-      }
-      if (!per_reader) {
-        if (!serves.empty() || !feeds.empty()) add(std::move(serves), std::move(feeds));
         continue;
       }
       // Latest reader first, so that the runs of one op end up in reader order.
@@ -611,8 +610,7 @@ class Walk {
     auto mode = [](char from, char to) {
       return [from, to](Choice& c, BufferId b) {
         if (c.mode[b.index()] != from) return false;
-        c.mode[b.index()] = to;
-        c.cut[b.index()] = kNoCut;
+        c.Set(b, to);
         return true;
       };
     };
@@ -672,7 +670,7 @@ class Walk {
            ++given) {
         const BufferId b = in[rng() % in.size()];
         if (next.mode[b.index()] == kCopyPerReader && rng() % 2)
-          next.mode[b.index()] = kOneCopy;
+          next.mode[b.index()] = kOneCopy;  // With the cut it had before its split.
         else
           next.Keep(b);
       }
@@ -684,8 +682,7 @@ class Walk {
     } else {
       if (!in.empty()) next.Keep(in[rng() % in.size()]);
       if (!out.empty())
-        next.mode[out[rng() % out.size()].index()] =
-            rng() % 2 ? kOneCopy : kCopyPerReader;
+        next.Set(out[rng() % out.size()], rng() % 2 ? kOneCopy : kCopyPerReader);
     }
     return next;
   }
@@ -702,18 +699,20 @@ class Walk {
   // of its buffers too (those in the state the move expects: kept to drop, one copy to
   // split).
   void Apply(const Search::Candidate& candidate, Choice& choice, bool tied) const {
-    std::vector<char>& dropped = choice.mode;
     for (BufferId b : candidate.drop) {
-      dropped[b.index()] = kOneCopy;
+      choice.Set(b, kOneCopy);
       search_.ForEachTwin(b, tied, [&](BufferId twin) {
-        if (dropped[twin.index()] == kKept && search_.copyable(twin))
-          dropped[twin.index()] = kOneCopy;
+        if (choice.mode[twin.index()] == kKept && search_.copyable(twin))
+          choice.Set(twin, kOneCopy);
       });
     }
+    // A split keeps the buffer's cut (runs for each reader ignore it), for a restart
+    // that gives the split back to find.
     for (BufferId b : candidate.split) {
-      dropped[b.index()] = kCopyPerReader;
+      choice.mode[b.index()] = kCopyPerReader;
       search_.ForEachTwin(b, tied, [&](BufferId twin) {
-        if (dropped[twin.index()] == kOneCopy) dropped[twin.index()] = kCopyPerReader;
+        if (choice.mode[twin.index()] == kOneCopy)
+          choice.mode[twin.index()] = kCopyPerReader;
       });
     }
     for (const auto& [b, position] : candidate.cut) choice.cut[b.index()] = position;
