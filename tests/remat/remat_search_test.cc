@@ -9,6 +9,7 @@
 #include "olla/io/graph_json.h"
 #include "olla/simulation/plan_checker.h"
 
+#include "graph_builder.h"
 #include "training_chain.h"
 
 namespace olla {
@@ -42,6 +43,51 @@ TEST(RematerializeTest, ReachesTheChainsBestPeakWithACheckedPlan) {
   EXPECT_LE(result.peak_bytes, 7000);
   EXPECT_FALSE(result.recompute.empty());
   EXPECT_GT(result.added_cost, 0);
+  const PlanCheck check = Check(graph, result);
+  ASSERT_TRUE(check.valid) << check.error;
+  EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);
+}
+
+// An activation `a` (5 units) read by four backward ops: two side by side, then one
+// after a spike of 10 units, then one after another spike. At the target no copy of `a`
+// may wait across a spike: its readers part into three runs, at two cuts (the two side
+// by side share one). One cut per buffer leaves a copy across a spike; a copy for each
+// reader makes four runs.
+TEST(RematerializeTest, PartsAnActivationsReadersAtTwoCuts) {
+  testing::GraphBuilder b;
+  const BufferId input = b.Buffer(1, "input");
+  const BufferId a = b.Buffer(5, "a");
+  const OpId make_a = b.Op({a}, {input});
+  const BufferId y = b.Buffer(1, "y");
+  b.Op({y}, {a});
+  BufferId grad = b.Buffer(1, "loss_grad");
+  b.Op({grad}, {y});
+  auto backward = [&](std::initializer_list<BufferId> reads, int64_t size) {
+    const BufferId out = b.Buffer(size);
+    b.Op({out}, reads);
+    b.ops().back().phase = Phase::kBackward;
+    grad = out;
+  };
+  backward({grad, a}, 1);  // Two readers side by side.
+  backward({grad, a}, 1);
+  backward({grad}, 10);  // A spike.
+  backward({grad}, 1);
+  backward({grad, a}, 1);
+  backward({grad}, 10);  // Another.
+  backward({grad}, 1);
+  const BufferId input_grad = b.Output(1, "input_grad");
+  b.Op({input_grad}, {grad, a});
+  b.ops().back().phase = Phase::kBackward;
+  for (olla::Op& op : b.ops()) op.type = "aten::mul.Tensor";
+  const Graph graph = b.Build();
+  RematOptions options;
+  options.target_bytes = 12;  // The input, a gradient and a spike.
+  const RematResult result =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(2000));
+  EXPECT_TRUE(result.reached) << result.peak_bytes;
+  ASSERT_EQ(result.recompute.size(), 3u);
+  for (const Recomputation& run : result.recompute) EXPECT_EQ(run.op, make_a);
+  EXPECT_EQ(result.recompute[0].serves.size(), 2u);
   const PlanCheck check = Check(graph, result);
   ASSERT_TRUE(check.valid) << check.error;
   EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);

@@ -20,30 +20,41 @@ namespace olla {
 namespace {
 
 // What the search does with a buffer: keeps it, drops it after its forward uses with
-// one copy made again for every backward reader, or with a copy for each reader.
+// one copy made again for every backward reader (or one for each group its cuts part),
+// or with a copy for each reader (readers first needed at one place, the runs of a
+// chain that one backward op waits for, share one: never two copies made for one
+// place, and no chain of them doubling at every residual connection).
 constexpr char kKept = 0;
 constexpr char kOneCopy = 1;
 constexpr char kCopyPerReader = 2;
-constexpr int32_t kNoCut = -1;
 
 // The search's choice for every buffer (by index): its mode, and for a buffer dropped
-// with one copy, where its readers part into two runs (a position in the given order:
-// the readers needed up to it read one copy, the later ones another; kNoCut: one run).
-// A cut lets a chain that makes a later buffer again run apart from the copies the
-// backward pass reads much later, so that none waits across the steps in between.
+// with one copy, where its readers part into runs (cuts: positions in the given order,
+// ascending; the readers needed up to the first read one copy, those up to the second
+// another, and so on; none: one run). A cut lets a chain that makes a later buffer
+// again run apart from the copies the backward pass reads much later, so that none
+// waits across the steps in between; cuts at every layer of a backward pass make a
+// layer's input again for each (checkpoints of checkpoints).
 struct Choice {
   std::vector<char> mode;
-  std::vector<int32_t> cut;
+  std::vector<std::vector<int32_t>> cuts;
 
   explicit Choice(int32_t buffers)
-      : mode(static_cast<size_t>(buffers), kKept),
-        cut(static_cast<size_t>(buffers), kNoCut) {}
+      : mode(static_cast<size_t>(buffers), kKept), cuts(static_cast<size_t>(buffers)) {}
   // A new mode for `b`, uncut.
   void Set(BufferId b, char new_mode) {
     mode[b.index()] = new_mode;
-    cut[b.index()] = kNoCut;
+    cuts[b.index()].clear();
   }
   void Keep(BufferId b) { Set(b, kKept); }
+  bool IsCutAt(BufferId b, int32_t position) const {
+    const std::vector<int32_t>& at = cuts[b.index()];
+    return std::binary_search(at.begin(), at.end(), position);
+  }
+  void CutAt(BufferId b, int32_t position) {
+    std::vector<int32_t>& at = cuts[b.index()];
+    at.insert(std::lower_bound(at.begin(), at.end(), position), position);
+  }
 };
 
 template <typename T>
@@ -110,9 +121,10 @@ class Search {
 
   // The recomputations that `choice` makes (a mode per buffer: kKept, kOneCopy or
   // kCopyPerReader, its producer's mode when any of its outputs asks for a copy per
-  // reader; the latest of its outputs' cuts). A run of an op serves the backward users
-  // of its dropped outputs and feeds the runs that read them: one run for all of them,
-  // one for those needed up to the cut and one for the later ones, or one for each. An
+  // reader; its outputs' cuts together). A run of an op serves the backward users of
+  // its dropped outputs and feeds the runs that read them: one run for all of them, one
+  // for each group of them its cuts part (by where each is first needed), or one for
+  // each place one is first needed. An
   // op whose copies nothing would read runs no more (a chain's input whose reader was
   // given back).
   // `needed_at`: per run, the first position in the given order that reads its copies.
@@ -128,12 +140,13 @@ class Search {
       std::vector<OpId> serves;
       std::vector<int32_t> feeds;
       bool per_reader = false;
-      int32_t cut = kNoCut;
+      std::vector<int32_t> cuts;
       for (BufferId b : op.allocates) {
         const char mode = choice.mode[b.index()];
         if (mode == kKept) continue;
         per_reader = per_reader || mode == kCopyPerReader;
-        cut = std::max(cut, choice.cut[b.index()]);
+        const std::vector<int32_t>& at = choice.cuts[b.index()];
+        cuts.insert(cuts.end(), at.begin(), at.end());
         for (OpId user : BackwardUsers(b)) serves.push_back(user);
         for (OpId user : graph_.users(b)) {
           for (int32_t run : runs_of[user.index()]) feeds.push_back(run);
@@ -151,24 +164,45 @@ class Search {
         needed_at.push_back(first);
       };
       if (!per_reader) {
-        // One run, or two parted at the cut (without one, every reader is later). The
-        // later readers' run first: the runs of one op end up in reader order.
-        std::vector<OpId> early_serves, late_serves;
-        std::vector<int32_t> early_feeds, late_feeds;
+        // One run for each group the cuts part (without cuts, one for all), the latest
+        // group's first: the runs of one op end up in reader order.
+        Unique(cuts);
+        auto group = [&](int32_t first_needed) {
+          return std::lower_bound(cuts.begin(), cuts.end(), first_needed) - cuts.begin();
+        };
+        std::vector<std::vector<OpId>> group_serves(cuts.size() + 1);
+        std::vector<std::vector<int32_t>> group_feeds(cuts.size() + 1);
         for (OpId user : serves)
-          (position(user) <= cut ? early_serves : late_serves).push_back(user);
-        for (int32_t run : feeds)
-          (needed_at[static_cast<size_t>(run)] <= cut ? early_feeds : late_feeds)
+          group_serves[static_cast<size_t>(group(position(user)))].push_back(user);
+        for (int32_t run : feeds) {
+          group_feeds[static_cast<size_t>(group(needed_at[static_cast<size_t>(run)]))]
               .push_back(run);
-        if (!late_serves.empty() || !late_feeds.empty())
-          add(std::move(late_serves), std::move(late_feeds));
-        if (!early_serves.empty() || !early_feeds.empty())
-          add(std::move(early_serves), std::move(early_feeds));
+        }
+        for (size_t i = cuts.size() + 1; i-- > 0;) {
+          if (!group_serves[i].empty() || !group_feeds[i].empty())
+            add(std::move(group_serves[i]), std::move(group_feeds[i]));
+        }
         continue;
       }
-      // Latest reader first, so that the runs of one op end up in reader order.
-      for (auto run = feeds.rbegin(); run != feeds.rend(); ++run) add({}, {*run});
-      for (auto user = serves.rbegin(); user != serves.rend(); ++user) add({*user}, {});
+      // A run for each place its readers are first needed (readers needed at the same
+      // place share one), the latest first, so that the runs of one op end up in
+      // reader order.
+      std::vector<std::pair<int32_t, std::pair<std::vector<OpId>, std::vector<int32_t>>>>
+          places;
+      auto at = [&](int32_t place) -> auto& {
+        for (auto& entry : places) {
+          if (entry.first == place) return entry.second;
+        }
+        places.push_back({place, {}});
+        return places.back().second;
+      };
+      for (OpId user : serves) at(position(user)).first.push_back(user);
+      for (int32_t run : feeds)
+        at(needed_at[static_cast<size_t>(run)]).second.push_back(run);
+      std::sort(places.begin(), places.end(),
+                [](const auto& a, const auto& b) { return a.first > b.first; });
+      for (auto& [place, readers] : places)
+        add(std::move(readers.first), std::move(readers.second));
     }
     // Made last op first; run in op order: index i becomes last - i.
     std::reverse(runs.begin(), runs.end());
@@ -306,7 +340,7 @@ class Search {
   }
 
   // A way to lower the peak: buffers to drop (one copy), dropped buffers to copy for
-  // each reader, and cuts to make in buffers dropped with one copy, with an estimate of
+  // each reader, and cuts to add to buffers dropped with one copy, with an estimate of
   // the bytes it frees at the peak step and of the compute it adds.
   struct Candidate {
     std::vector<BufferId> drop;
@@ -323,8 +357,9 @@ class Search {
   // those and cutting after its last backward reader every copy its recomputation
   // reads (transitively), so that the runs that make it again are not the ones the
   // later backward ops read, and no copy waits between the two. For each copy live
-  // there and not used there: a cut at the step (one run before, one after; and so for
-  // the copies its run reads, transitively, lest they wait across the step instead),
+  // there and not used there: a cut at the step (a run before, another after, besides
+  // its other cuts, a last resort for a copy cut already; and so for the copies its run
+  // reads, transitively, lest they wait across the step instead),
   // and a copy for each reader of its buffer instead, so that none waits across it.
   // The best estimated bytes freed per unit of compute first; those that free nothing
   // by the estimate are left out.
@@ -353,17 +388,19 @@ class Search {
     auto dead_at_step = [&](BufferId id) {
       return !graph_.buffer(id).persistent && !m.lifetimes[id].Contains(step);
     };
-    // Cuts at `position` every copy of a buffer dropped with one copy, not yet cut,
-    // that `reads` names, and the ones their runs read (transitively).
+    // Cuts at `position` every copy of a buffer dropped with one copy, not yet cut
+    // there, that `reads` names, and the ones their runs read (transitively).
     auto cut_copies_read = [&](std::vector<BufferId> reads, int32_t position,
                                Candidate& c) {
       std::vector<char> seen(static_cast<size_t>(graph_.num_buffers()), 0);
       for (size_t next = 0; next < reads.size(); ++next) {
         const BufferId input = reads[next];
         if (seen[input.index()] || dropped[input.index()] != kOneCopy ||
-            choice.cut[input.index()] != kNoCut)
+            choice.IsCutAt(input, position))
           continue;
         seen[input.index()] = 1;
+        // A copy cut already (a third run or more): a last resort.
+        if (!choice.cuts[input.index()].empty()) c.last_resort = true;
         c.cut.push_back({input, position});
         const OpId p = graph_.producer(input);
         c.added += cost(p);
@@ -569,8 +606,9 @@ class Walk {
   }
 
   // Gives back what the target does not need, dearest op first: its runs for each
-  // reader (one run serving them all, or two parted at a cut, instead), its cut (one
-  // run), then its recomputation. Only the ops whose buffers `since` chooses
+  // reader (one run serving them all, two parted where one is first needed, or one
+  // for each such place, parted by cuts, instead), its cuts (all, then one at a time),
+  // then its recomputation. Only the ops whose buffers `since` chooses
   // otherwise, when given (what a restart changed), and those run for each reader (a
   // restart may have made one of their readers' runs, and so their cuts, cheaper).
   // `tied`: given back in every block that repeats the op's block at once.
@@ -581,7 +619,7 @@ class Walk {
       const std::vector<BufferId>& outputs = graph_.op(op).allocates;
       return !since || std::any_of(outputs.begin(), outputs.end(), [&](BufferId b) {
         return since->mode[b.index()] != state.choice.mode[b.index()] ||
-               since->cut[b.index()] != state.choice.cut[b.index()] ||
+               since->cuts[b.index()] != state.choice.cuts[b.index()] ||
                state.choice.mode[b.index()] == kCopyPerReader;
       });
     };
@@ -615,36 +653,59 @@ class Walk {
       };
     };
     auto uncut = [](Choice& c, BufferId b) {
-      if (c.cut[b.index()] == kNoCut) return false;
-      c.cut[b.index()] = kNoCut;
+      if (c.cuts[b.index()].empty()) return false;
+      c.cuts[b.index()].clear();
       return true;
     };
-    // Its runs for each reader as two, parted where one of them is first needed (the
-    // cut's position is the block's own: not when given back in every block at once).
-    auto cut_at = [](int32_t position) {
+    auto uncut_at = [](int32_t position) {
       return [position](Choice& c, BufferId b) {
+        std::vector<int32_t>& at = c.cuts[b.index()];
+        return std::erase(at, position) > 0;
+      };
+    };
+    // Its runs for each reader as one for each group of them parted at `positions`
+    // (cut positions are the block's own: not when given back in every block at once).
+    auto cut_at = [](std::vector<int32_t> positions) {
+      return [positions](Choice& c, BufferId b) {
         if (c.mode[b.index()] != kCopyPerReader) return false;
         c.mode[b.index()] = kOneCopy;
-        c.cut[b.index()] = position;
+        c.cuts[b.index()] = positions;
         return true;
       };
     };
+    // Where the op's runs are first needed, but the last (past it: one run).
     auto parting_positions = [&](OpId op) {
       std::vector<int32_t> at;
       for (size_t r = 0; r < state.m.recompute.size(); ++r) {
         if (state.m.recompute[r].op == op) at.push_back(state.m.needed_at[r]);
       }
       Unique(at);
-      if (!at.empty()) at.pop_back();  // Past the last: one run, tried above.
+      if (!at.empty()) at.pop_back();
+      return at;
+    };
+    auto cuts_of = [&](OpId op) {
+      std::vector<int32_t> at;
+      for (BufferId b : graph_.op(op).allocates) {
+        const std::vector<int32_t>& cuts = state.choice.cuts[b.index()];
+        at.insert(at.end(), cuts.begin(), cuts.end());
+      }
+      Unique(at);
       return at;
     };
     for (const auto& [minus_cost, op] : by_cost) {
       try_with(op, mode(kCopyPerReader, kOneCopy));
       try_with(op, mode(kCopyPerReader, kKept));
       if (!tied) {
-        for (int32_t position : parting_positions(op)) try_with(op, cut_at(position));
+        // Two runs, parted where one of them is first needed; else a run for each
+        // place (then its cuts given back one by one, below).
+        const std::vector<int32_t> parting = parting_positions(op);
+        for (int32_t position : parting) try_with(op, cut_at({position}));
+        if (parting.size() > 1) try_with(op, cut_at(parting));
       }
       try_with(op, uncut);
+      if (!tied) {
+        for (int32_t position : cuts_of(op)) try_with(op, uncut_at(position));
+      }
       try_with(op, mode(kOneCopy, kKept));
     }
   }
@@ -715,7 +776,9 @@ class Walk {
           choice.mode[twin.index()] = kCopyPerReader;
       });
     }
-    for (const auto& [b, position] : candidate.cut) choice.cut[b.index()] = position;
+    for (const auto& [b, position] : candidate.cut) {
+      if (!choice.IsCutAt(b, position)) choice.CutAt(b, position);
+    }
   }
 
  private:

@@ -6,10 +6,11 @@
 // recomputation) and runs each recomputation just before the first op that reads its
 // copies, so it measures exactly the peak of each choice. A dropped buffer (made by a
 // forward op that recompute_rules.h allows, read again in the backward pass) gets its
-// copies from one run of its producer for all its backward readers, from two parted at
-// a cut (the readers needed up to a step of the order, and the later ones: two-level
-// checkpointing), or from one run for each; a run whose inputs were dropped reads their
-// copies (chains).
+// copies from one run of its producer for all its backward readers, from one for each
+// group its cuts part (the readers needed up to a step of the order, those up to the
+// next cut, and so on: checkpoints of checkpoints, a layer's input made again for each
+// later layer's backward pass), or from one run for each place a reader first needs
+// it; a run whose inputs were dropped reads their copies (chains).
 //
 // Where blocks repeat (repeated_blocks.h: a transformer's layers), a greedy descent
 // with every move made in all the blocks that repeat the one it is in comes first, so
@@ -19,15 +20,15 @@
 // A greedy descent: a round looks at the step where the order peaks, takes the
 // buffers live there that could be dropped and not used there (alone, with their
 // chains, and with the copies their chains read cut apart) and the copies live there
-// (cut at the step, or made for each reader instead), ranks them by the bytes they would
-// free there per unit of added compute, measures the first few (and then on, until one
-// helps), and keeps the one that removes the most bytes above the target (summed over
-// all steps) per unit of compute. When the target is reached, a pruning pass gives
-// back what the target no longer needs, dearest op first. Then a large-neighbourhood
-// search: restarts from a neighbourhood of the current point (a few drops given back,
-// one added), a descent with noise on the scores, pruning; better results replace the
-// best, until `stall_rounds` restarts in a row find none, the added cost meets
-// `cost_floor`, or the budget ends.
+// (cut at the step, besides their other cuts, or made for each reader instead), ranks
+// them by the bytes they would free there per unit of added compute, measures the first
+// few (and then on, until one helps), and keeps the one that removes the most bytes above
+// the target (summed over all steps) per unit of compute. When the target is reached, a
+// pruning pass gives back what the target no longer needs, dearest op first. Then a
+// large-neighbourhood search: restarts from a neighbourhood of the current point (a few
+// drops given back, one added), a descent with noise on the scores, pruning; better
+// results replace the best, until `stall_rounds` restarts in a row find none, the added
+// cost meets `cost_floor`, or the budget ends.
 //
 // Each measurement expands the graph and computes a timeline, O(ops + uses), one unit
 // of work; the search returns its best so far when the budget ends. Deterministic for
