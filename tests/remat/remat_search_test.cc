@@ -104,6 +104,24 @@ TEST(RematerializeTest, PruningKeepsOnlyWhatTheTargetNeeds) {
   EXPECT_EQ(result.recompute.size(), 1u);
 }
 
+// A plan to start from (the last round's, when placement needed more than its peak)
+// is the first point: with work for a few measurements only, the search returns it or
+// better.
+TEST(RematerializeTest, StartsFromAGivenPlan) {
+  const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
+  RematOptions options;
+  options.target_bytes = 7000;
+  const RematResult first =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
+  ASSERT_TRUE(first.reached);
+  options.start = first.recompute;
+  const RematResult again =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(3));
+  EXPECT_TRUE(again.reached) << again.peak_bytes;
+  EXPECT_LE(again.added_cost, first.added_cost);
+  EXPECT_TRUE(Check(graph, again).valid);
+}
+
 TEST(RematerializeTest, NeverRecomputesRandomOrInPlaceOps) {
   testing::TrainingChain chain = testing::MakeTrainingChain(6, 1000);
   for (OpId op : chain.forward)

@@ -273,10 +273,13 @@ class Recipe {
                                                 budget_.Split(share::kRecomputeBound));
     report.order_reaches = bound.reachable;
     int64_t target = memory_budget;
+    std::vector<Recomputation> previous;  // The last round's plan, to start from.
     constexpr int kRounds = 4;
     for (int round = 0; round < kRounds && !budget_.Exhausted(); ++round) {
       RematOptions remat;
       remat.target_bytes = target;
+      remat.start = previous;
+      if (result_.recompute_floor) remat.aim_bytes = result_.recompute_floor->bytes;
       if (bound.reachable) remat.cost_floor = bound.cost;
       RematResult found =
           Rematerialize(searched, base, remat, budget_.Split(share::kRecomputeSearch));
@@ -309,6 +312,7 @@ class Recipe {
       }
       if (plan.arena_bytes <= memory_budget || !found.reached) break;
       target -= plan.arena_bytes - memory_budget;
+      previous = std::move(found.recompute);
     }
     report.reached = plan.arena_bytes <= memory_budget;
     if (report.reached && result_.expanded) {

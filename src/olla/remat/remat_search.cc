@@ -72,7 +72,7 @@ struct Measurement {
   Order order;
   Lifetimes lifetimes;
   MemoryTimeline timeline;
-  int64_t excess = 0;  // Bytes above the target, summed over the steps.
+  int64_t excess = 0;  // Bytes above the aim, summed over the steps.
   int64_t added_cost = 0;
 };
 
@@ -216,6 +216,46 @@ class Search {
     return runs;
   }
 
+  // The choice that makes `runs` again, or runs close to them: the outputs of a run's
+  // op that its readers read dropped with one copy, parted at the places the op's
+  // runs are first needed (but the last).
+  Choice ChoiceOf(const std::vector<Recomputation>& runs) const {
+    Choice choice(graph_.num_buffers());
+    // Runs read only earlier ops' copies, and come in op order: from the last back,
+    // every run a run feeds has its place.
+    std::vector<int32_t> needed_at(runs.size(), std::numeric_limits<int32_t>::max());
+    std::vector<std::vector<int32_t>> places(static_cast<size_t>(graph_.num_ops()));
+    for (size_t i = runs.size(); i-- > 0;) {
+      const Recomputation& r = runs[i];
+      const Op& op = graph_.op(r.op);
+      auto drop_read_by = [&](const Op& reader) {
+        for (BufferId b : op.allocates) {
+          if (copyable(b) &&
+              std::find(reader.uses.begin(), reader.uses.end(), b) != reader.uses.end())
+            choice.mode[b.index()] = kOneCopy;
+        }
+      };
+      for (OpId user : r.serves) {
+        needed_at[i] = std::min(needed_at[i], position(user));
+        drop_read_by(graph_.op(user));
+      }
+      for (int32_t j : r.feeds) {
+        needed_at[i] = std::min(needed_at[i], needed_at[static_cast<size_t>(j)]);
+        drop_read_by(graph_.op(runs[static_cast<size_t>(j)].op));
+      }
+      places[r.op.index()].push_back(needed_at[i]);
+    }
+    for (int32_t o = 0; o < graph_.num_ops(); ++o) {
+      std::vector<int32_t>& at = places[static_cast<size_t>(o)];
+      Unique(at);
+      if (!at.empty()) at.pop_back();
+      for (BufferId b : graph_.op(OpId(o)).allocates) {
+        if (choice.mode[b.index()] == kOneCopy) choice.cuts[b.index()] = at;
+      }
+    }
+    return choice;
+  }
+
   // Expands, orders (each recomputation just before its first reader in the given
   // order) and measures; nullopt when the expansion or its order is invalid.
   std::optional<Measurement> Measure(const Choice& choice) const {
@@ -333,8 +373,11 @@ class Search {
     if (!CheckValidOrder(g, m.order).ok()) return std::nullopt;
     m.lifetimes = ComputeLifetimes(g, m.order);
     m.timeline = ComputeTimeline(g, m.order, m.lifetimes);
+    const int64_t aim = options_.aim_bytes > 0
+                            ? std::min(options_.aim_bytes, options_.target_bytes)
+                            : options_.target_bytes;
     for (int64_t live : m.timeline.live_bytes)
-      m.excess += std::max<int64_t>(0, live - options_.target_bytes);
+      m.excess += std::max<int64_t>(0, live - aim);
     for (const Recomputation& r : m.recompute) m.added_cost += cost(r.op);
     return m;
   }
@@ -814,6 +857,15 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   // rest); the better of the two.
   const bool tie = search.has_repeated_blocks() && options.tie_repeated_blocks;
   State greedy = best;
+  // Another target's plan, when given: descended from first, before anything else.
+  std::optional<State> started;
+  if (!options.start.empty()) {
+    started = walk.Measure(search.ChoiceOf(options.start));
+    if (started) {
+      walk.Descend(*started, nullptr);
+      walk.Prune(*started);
+    }
+  }
   if (tie) {
     walk.Descend(best, nullptr, /*tied=*/true);
     walk.Prune(best, nullptr, /*tied=*/true);
@@ -828,6 +880,8 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
     walk.Add(block_by_block);
   }
   if (Better(greedy.m, best.m, options.target_bytes)) best = std::move(greedy);
+  if (started && Better(started->m, best.m, options.target_bytes))
+    best = std::move(*started);
   // Large-neighbourhood search: descend again, with noise, from a neighbourhood of the
   // current point, until `stall_rounds` restarts in a row find nothing better than the
   // best. The current point moves to every result no worse than itself, and to a worse

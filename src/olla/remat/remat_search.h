@@ -23,12 +23,12 @@
 // (cut at the step, besides their other cuts, or made for each reader instead), ranks
 // them by the bytes they would free there per unit of added compute, measures the first
 // few (and then on, until one helps), and keeps the one that removes the most bytes above
-// the target (summed over all steps) per unit of compute. When the target is reached, a
-// pruning pass gives back what the target no longer needs, dearest op first. Then a
-// large-neighbourhood search: restarts from a neighbourhood of the current point (a few
-// drops given back, one added), a descent with noise on the scores, pruning; better
-// results replace the best, until `stall_rounds` restarts in a row find none, the added
-// cost meets `cost_floor`, or the budget ends.
+// the target, or the aim below it (summed over all steps), per unit of compute. When the
+// target is reached, a pruning pass gives back what the target no longer needs, dearest
+// op first. Then a large-neighbourhood search: restarts from a neighbourhood of the
+// current point (a few drops given back, one added), a descent with noise on the scores,
+// pruning; better results replace the best, until `stall_rounds` restarts in a row find
+// none, the added cost meets `cost_floor`, or the budget ends.
 //
 // Each measurement expands the graph and computes a timeline, O(ops + uses), one unit
 // of work; the search returns its best so far when the budget ends. Deterministic for
@@ -46,7 +46,12 @@
 namespace olla {
 
 struct RematOptions {
-  int64_t target_bytes = 0;         // The peak live bytes to reach.
+  int64_t target_bytes = 0;  // The peak live bytes to reach.
+  // Short of the target, a move that lowers no peak is kept when it lowers the bytes
+  // above this, summed over the steps (at most the target; 0: the target). The
+  // recompute floor: what lowers memory anywhere the floor allows leads on, where
+  // the bytes above the target alone leave a search aiming higher on a plateau.
+  int64_t aim_bytes = 0;
   int32_t measured_per_round = 12;  // Then on only until one helps.
   // The large-neighbourhood search ends after this many restarts in a row that find
   // nothing better (or with the budget).
@@ -57,6 +62,10 @@ struct RematOptions {
   // Decide for the blocks that repeat one another (repeated_blocks.h) together before
   // block by block.
   bool tie_repeated_blocks = true;
+  // A plan to start from (a search for a higher target's, on the same graph and
+  // order): its drops and the places its runs part at are the first point, descended
+  // from before anything else. Empty: start from nothing dropped.
+  std::vector<Recomputation> start;
 };
 
 struct RematResult {
