@@ -1,7 +1,9 @@
 #include "olla/remat/remat_search.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <tuple>
@@ -53,7 +55,8 @@ struct Choice {
   }
   void CutAt(BufferId b, int32_t position) {
     std::vector<int32_t>& at = cuts[b.index()];
-    at.insert(std::lower_bound(at.begin(), at.end(), position), position);
+    const auto place = std::lower_bound(at.begin(), at.end(), position);
+    if (place == at.end() || *place != position) at.insert(place, position);
   }
 };
 
@@ -124,9 +127,8 @@ class Search {
   // reader; its outputs' cuts together). A run of an op serves the backward users of
   // its dropped outputs and feeds the runs that read them: one run for all of them, one
   // for each group of them its cuts part (by where each is first needed), or one for
-  // each place one is first needed. An
-  // op whose copies nothing would read runs no more (a chain's input whose reader was
-  // given back).
+  // each place one is first needed. An op whose copies nothing would read runs no more
+  // (a chain's input whose reader was given back).
   // `needed_at`: per run, the first position in the given order that reads its copies.
   std::vector<Recomputation> Recomputations(const Choice& choice,
                                             std::vector<int32_t>& needed_at) const {
@@ -187,20 +189,12 @@ class Search {
       // A run for each place its readers are first needed (readers needed at the same
       // place share one), the latest first, so that the runs of one op end up in
       // reader order.
-      std::vector<std::pair<int32_t, std::pair<std::vector<OpId>, std::vector<int32_t>>>>
+      std::map<int32_t, std::pair<std::vector<OpId>, std::vector<int32_t>>,
+               std::greater<>>
           places;
-      auto at = [&](int32_t place) -> auto& {
-        for (auto& entry : places) {
-          if (entry.first == place) return entry.second;
-        }
-        places.push_back({place, {}});
-        return places.back().second;
-      };
-      for (OpId user : serves) at(position(user)).first.push_back(user);
+      for (OpId user : serves) places[position(user)].first.push_back(user);
       for (int32_t run : feeds)
-        at(needed_at[static_cast<size_t>(run)]).second.push_back(run);
-      std::sort(places.begin(), places.end(),
-                [](const auto& a, const auto& b) { return a.first > b.first; });
+        places[needed_at[static_cast<size_t>(run)]].second.push_back(run);
       for (auto& [place, readers] : places)
         add(std::move(readers.first), std::move(readers.second));
     }
@@ -774,7 +768,7 @@ class Walk {
            ++given) {
         const BufferId b = in[rng() % in.size()];
         if (next.mode[b.index()] == kCopyPerReader && rng() % 2)
-          next.mode[b.index()] = kOneCopy;  // With the cut it had before its split.
+          next.mode[b.index()] = kOneCopy;  // With the cuts it had before its split.
         else
           next.Keep(b);
       }
@@ -819,9 +813,7 @@ class Walk {
           choice.mode[twin.index()] = kCopyPerReader;
       });
     }
-    for (const auto& [b, position] : candidate.cut) {
-      if (!choice.IsCutAt(b, position)) choice.CutAt(b, position);
-    }
+    for (const auto& [b, position] : candidate.cut) choice.CutAt(b, position);
   }
 
  private:
