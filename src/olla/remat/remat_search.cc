@@ -122,6 +122,17 @@ class Search {
     for (BufferId twin : blocks_.classes[static_cast<size_t>(c)]) visit(twin);
   }
 
+  // The first position in the given order that reads a run's copies: its earliest
+  // served op, or the earliest place a run it feeds is needed (`needed_at`, per run).
+  int32_t FirstNeeded(const std::vector<OpId>& serves, const std::vector<int32_t>& feeds,
+                      const std::vector<int32_t>& needed_at) const {
+    int32_t first = std::numeric_limits<int32_t>::max();
+    for (OpId user : serves) first = std::min(first, position(user));
+    for (int32_t run : feeds)
+      first = std::min(first, needed_at[static_cast<size_t>(run)]);
+    return first;
+  }
+
   // The recomputations that `choice` makes (a mode per buffer: kKept, kOneCopy or
   // kCopyPerReader, its producer's mode when any of its outputs asks for a copy per
   // reader; its outputs' cuts together). A run of an op serves the backward users of
@@ -157,45 +168,29 @@ class Search {
       Unique(serves);
       Unique(feeds);
       auto add = [&](std::vector<OpId> s, std::vector<int32_t> f) {
-        int32_t first = std::numeric_limits<int32_t>::max();
-        for (OpId user : s) first = std::min(first, position(user));
-        for (int32_t run : f)
-          first = std::min(first, needed_at[static_cast<size_t>(run)]);
+        const int32_t first = FirstNeeded(s, f, needed_at);
         runs_of[static_cast<size_t>(o)].push_back(static_cast<int32_t>(runs.size()));
         runs.push_back({OpId(o), std::move(s), std::move(f), 0, {}});
         needed_at.push_back(first);
       };
-      if (!per_reader) {
-        // One run for each group the cuts part (without cuts, one for all), the latest
-        // group's first: the runs of one op end up in reader order.
-        Unique(cuts);
-        auto group = [&](int32_t first_needed) {
-          return std::lower_bound(cuts.begin(), cuts.end(), first_needed) - cuts.begin();
-        };
-        std::vector<std::vector<OpId>> group_serves(cuts.size() + 1);
-        std::vector<std::vector<int32_t>> group_feeds(cuts.size() + 1);
-        for (OpId user : serves)
-          group_serves[static_cast<size_t>(group(position(user)))].push_back(user);
-        for (int32_t run : feeds) {
-          group_feeds[static_cast<size_t>(group(needed_at[static_cast<size_t>(run)]))]
-              .push_back(run);
-        }
-        for (size_t i = cuts.size() + 1; i-- > 0;) {
-          if (!group_serves[i].empty() || !group_feeds[i].empty())
-            add(std::move(group_serves[i]), std::move(group_feeds[i]));
-        }
-        continue;
-      }
-      // A run for each place its readers are first needed (readers needed at the same
-      // place share one), the latest first, so that the runs of one op end up in
-      // reader order.
+      // One run for each group of readers: those its cuts part (by where each is first
+      // needed; without cuts, one group), or for a copy per reader those first needed
+      // at one place. The latest group first: the runs of one op end up in reader
+      // order.
+      Unique(cuts);
+      auto group = [&](int32_t first_needed) {
+        return per_reader ? first_needed
+                          : static_cast<int32_t>(
+                                std::lower_bound(cuts.begin(), cuts.end(), first_needed) -
+                                cuts.begin());
+      };
       std::map<int32_t, std::pair<std::vector<OpId>, std::vector<int32_t>>,
                std::greater<>>
-          places;
-      for (OpId user : serves) places[position(user)].first.push_back(user);
+          groups;
+      for (OpId user : serves) groups[group(position(user))].first.push_back(user);
       for (int32_t run : feeds)
-        places[needed_at[static_cast<size_t>(run)]].second.push_back(run);
-      for (auto& [place, readers] : places)
+        groups[group(needed_at[static_cast<size_t>(run)])].second.push_back(run);
+      for (auto& [key, readers] : groups)
         add(std::move(readers.first), std::move(readers.second));
     }
     // Made last op first; run in op order: index i becomes last - i.
@@ -217,7 +212,7 @@ class Search {
     Choice choice(graph_.num_buffers());
     // Runs read only earlier ops' copies, and come in op order: from the last back,
     // every run a run feeds has its place.
-    std::vector<int32_t> needed_at(runs.size(), std::numeric_limits<int32_t>::max());
+    std::vector<int32_t> needed_at(runs.size());
     std::vector<std::vector<int32_t>> places(static_cast<size_t>(graph_.num_ops()));
     for (size_t i = runs.size(); i-- > 0;) {
       const Recomputation& r = runs[i];
@@ -229,14 +224,9 @@ class Search {
             choice.mode[b.index()] = kOneCopy;
         }
       };
-      for (OpId user : r.serves) {
-        needed_at[i] = std::min(needed_at[i], position(user));
-        drop_read_by(graph_.op(user));
-      }
-      for (int32_t j : r.feeds) {
-        needed_at[i] = std::min(needed_at[i], needed_at[static_cast<size_t>(j)]);
-        drop_read_by(graph_.op(runs[static_cast<size_t>(j)].op));
-      }
+      for (OpId user : r.serves) drop_read_by(graph_.op(user));
+      for (int32_t j : r.feeds) drop_read_by(graph_.op(runs[static_cast<size_t>(j)].op));
+      needed_at[i] = FirstNeeded(r.serves, r.feeds, needed_at);
       places[r.op.index()].push_back(needed_at[i]);
     }
     for (int32_t o = 0; o < graph_.num_ops(); ++o) {
