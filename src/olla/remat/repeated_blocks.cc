@@ -131,6 +131,7 @@ RepeatedBlocks FindRepeatedBlocks(const Graph& graph) {
         }
         for (const std::vector<OpId>* block : members) {
           for (OpId id : *block) tied[id.index()] = 1;
+          found.members.push_back(*block);
         }
       }
     }

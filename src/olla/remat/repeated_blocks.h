@@ -35,6 +35,9 @@ struct RepeatedBlocks {
   std::vector<int32_t> class_of;
   int32_t families = 0;  // Families of isomorphic blocks.
   int32_t blocks = 0;    // Blocks in them, all families together.
+  // The forward ops of each of those blocks (id order), family by family, in block
+  // order.
+  std::vector<std::vector<OpId>> members;
 };
 
 RepeatedBlocks FindRepeatedBlocks(const Graph& graph);
