@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
         R"("target": {}, "tied": {}, "untied": {}, "tied_search": {}, )"
         R"("untied_search": {}}})"
         "\n",
-        graph->name(), graph->num_ops(), blocks.blocks, blocks.families, peak,
+        graph->name(), graph->num_ops(), blocks.members.size(), blocks.families, peak,
         options.target_bytes, Run(*graph, eager, options, true, 0),
         Run(*graph, eager, options, false, 0), Run(*graph, eager, options, true, seconds),
         Run(*graph, eager, options, false, seconds));

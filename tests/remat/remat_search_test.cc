@@ -206,7 +206,6 @@ TEST(RematerializeTest, RepeatedBlocksReachTheTargetInFewerMeasurements) {
   EXPECT_LT(tied.added_cost, untied.added_cost / 50 * 51);
 }
 
-
 // The order budget mode searches on: the list scheduler's (updates as soon as their
 // gradients are made), as `olla optimize` schedules a graph this size.
 Order ScheduledOrder(const Graph& graph) {

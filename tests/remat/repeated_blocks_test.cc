@@ -25,7 +25,7 @@ TEST(RepeatedBlocksTest, TiesTheNumberedLayersOfAChain) {
   const RepeatedBlocks found = FindRepeatedBlocks(
       NamedChain(chain, [](size_t i) { return "model.layers." + std::to_string(i); }));
   EXPECT_EQ(found.families, 1);
-  EXPECT_EQ(found.blocks, 8);
+  EXPECT_EQ(found.members.size(), 8u);
   ASSERT_EQ(found.classes.size(), 1u);
   // Each layer's output, in layer order.
   EXPECT_EQ(found.classes[0], std::vector<BufferId>(chain.activations.begin() + 1,
@@ -39,7 +39,7 @@ TEST(RepeatedBlocksTest, ALayerOfAnotherShapeIsNotTied) {
   chain.builder.buffers()[chain.activations[3].index()].size = 2000;
   const RepeatedBlocks found = FindRepeatedBlocks(
       NamedChain(chain, [](size_t i) { return "h." + std::to_string(i); }));
-  EXPECT_EQ(found.blocks, 6);
+  EXPECT_EQ(found.members.size(), 6u);
   EXPECT_EQ(found.class_of[chain.activations[3].index()], -1);
   EXPECT_EQ(found.class_of[chain.activations[4].index()], -1);
   EXPECT_GE(found.class_of[chain.activations[5].index()], 0);
@@ -62,7 +62,7 @@ TEST(RepeatedBlocksTest, BlocksInsideStagesThatDoNotRepeat) {
                  : "features.stage_1." + std::to_string(i - 3);
   }));
   EXPECT_EQ(found.families, 2);
-  EXPECT_EQ(found.blocks, 8);
+  EXPECT_EQ(found.members.size(), 8u);
   EXPECT_EQ(found.classes.size(), 2u);
 }
 
@@ -75,7 +75,7 @@ TEST(RepeatedBlocksTest, FindsTheTwelveLayersOfZooTransformers) {
                                    ".train.b1.json.gz");
     const RepeatedBlocks found = FindRepeatedBlocks(graph);
     EXPECT_EQ(found.families, 1);
-    EXPECT_EQ(found.blocks, 12);
+    EXPECT_EQ(found.members.size(), 12u);
     EXPECT_GT(found.classes.size(), 10u);
     for (const std::vector<BufferId>& members : found.classes) {
       ASSERT_EQ(members.size(), 12u);

@@ -867,7 +867,8 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   // rest); the better of the two.
   const bool tie = search.has_repeated_blocks() && options.tie_repeated_blocks;
   State greedy = best;
-  // Another target's plan, when given: descended from first, before anything else.
+  // The best of the other starts: another target's plan, when given (descended from
+  // first, before anything else), and a checkpoint at every block (below).
   std::optional<State> started;
   if (!options.start.empty()) {
     started = walk.Measure(search.ChoiceOf(options.start));

@@ -14,8 +14,11 @@
 //
 // Where blocks repeat (repeated_blocks.h: a transformer's layers), a greedy descent
 // with every move made in all the blocks that repeat the one it is in comes first, so
-// that a plan comes within the rounds of one block whatever the depth; then the descent
-// block by block, the better of the two going on.
+// that a plan comes within the rounds of one block whatever the depth. When it stops
+// short of the target, a descent from a checkpoint at every block follows (every
+// buffer that may be made again dropped, cut where each block's backward pass ends:
+// O(L²) runs), where a transformer's floor lies. Then the descent block by block, the
+// best going on.
 //
 // A greedy descent: a round looks at the step where the order peaks, takes the
 // buffers live there that could be dropped and not used there (alone, with their

@@ -117,7 +117,6 @@ RepeatedBlocks FindRepeatedBlocks(const Graph& graph) {
       for (const auto& [signature, members] : alike) {
         if (members.size() < 2) continue;
         ++found.families;
-        found.blocks += static_cast<int32_t>(members.size());
         const std::vector<OpId>& first = *members.front();
         for (size_t p = 0; p < first.size(); ++p) {
           for (size_t j = 0; j < graph.op(first[p]).allocates.size(); ++j) {

@@ -34,8 +34,7 @@ struct RepeatedBlocks {
   // Per buffer of the graph: the index of its class, or -1.
   std::vector<int32_t> class_of;
   int32_t families = 0;  // Families of isomorphic blocks.
-  int32_t blocks = 0;    // Blocks in them, all families together.
-  // The forward ops of each of those blocks (id order), family by family, in block
+  // The forward ops of each block in them (id order), family by family, in block
   // order.
   std::vector<std::vector<OpId>> members;
 };
