@@ -134,13 +134,15 @@ class Tradeoff:
     points, widest budget first, each a dict of budget_bytes, arena_bytes,
     added_compute (a fraction of the step), recomputed_ops, found_at_budget_bytes (the
     budget whose search found the plan; None: without a budget) and plan (a Plan; None
-    and arena_bytes None where no plan found fits); recompute_floor_bytes; text() the
+    and arena_bytes None where no plan found fits); recompute_floor_bytes (no plan
+    below it) and searched_floor_bytes (none budget mode can make below it); text() the
     table `olla tradeoff` prints."""
 
     def __init__(self, result):
         self._text = result["text"]
         curve = json.loads(result["json"])
         self.recompute_floor_bytes = curve["recompute_floor_bytes"]
+        self.searched_floor_bytes = curve["searched_floor_bytes"]
         self.recompute_floor_complete = curve["recompute_floor_complete"]
         self.cost_source = curve["cost_source"]
         plans = [Plan(search) if "plan_json" in search else None

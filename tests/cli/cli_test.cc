@@ -211,6 +211,30 @@ TEST(CliTest, OptimizeRefutesABudgetBelowTheRecomputeFloor) {
                                   "no plan fits"));
 }
 
+// resnet18's residual connections read a block's gradient again after its branch's
+// backward pass, and budget mode's search never runs a backward op again: a budget
+// between the floor of every plan and that of the plans it searches is refuted at once.
+TEST(CliTest, OptimizeRefutesABudgetBelowTheSearchedFloor) {
+  const std::string command =
+      "optimize models/resnet18.train.b1.json.gz --work-limit 1 --memory-budget 21250000";
+  const CliResult text = RunOlla(command);
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_EQ(
+      text.err,
+      "olla: no plan budget mode can make fits in 21250000 bytes: 21313028 bytes are "
+      "live at op 148 'layer4.1.conv2/convolution_backward' in every plan that runs "
+      "only forward ops again (proof: the searched floor, its inputs, outputs and "
+      "workspace, 9738240 bytes, and 11574788 bytes live there that no forward op "
+      "run again frees; no plan, recomputing or not, needs less than 21212672 "
+      "bytes)\n");
+  EXPECT_THAT(text.out, HasSubstr("21250000 B (20.3 MiB) is below the searched floor: no "
+                                  "plan budget mode can make fits"));
+  const CliResult json = RunOlla(command + " --json");
+  EXPECT_THAT(json.out, HasSubstr("\"conclusion\": \"refuted\""));
+  EXPECT_THAT(json.out, HasSubstr("\"recompute_floor_bytes\": 21212672"));
+  EXPECT_THAT(json.out, HasSubstr("\"searched_floor_bytes\": 21313028"));
+}
+
 TEST(CliTest, OptimizeNamesThePinsFileWhenPinsContradictTheGraph) {
   const CliResult result = RunOlla(
       "optimize examples/figure3.json --work-limit 100 --pin "

@@ -114,7 +114,7 @@ TEST(OptimizeTest, ABudgetBelowTheRecomputeFloorIsRefutedBeforeAnySearch) {
   EXPECT_EQ(result.stages.size(), 1u);
   EXPECT_EQ(budget.work_spent(), 0);
   ASSERT_TRUE(result.recompute_floor.has_value());
-  EXPECT_EQ(result.recompute_floor->bytes, 4000);
+  EXPECT_EQ(result.recompute_floor->every_plan.bytes, 4000);
   EXPECT_EQ(
       result.reason,
       "no plan fits in 3999 bytes, recomputing or not: 4000 bytes are live at op 9 'v9' "
@@ -126,6 +126,34 @@ TEST(OptimizeTest, ABudgetBelowTheRecomputeFloorIsRefutedBeforeAnySearch) {
   const OptimizeResult searched = *Optimize(graph, options, TestBudget());
   EXPECT_NE(searched.conclusion, Conclusion::kRefuted);
   EXPECT_TRUE(searched.plan.has_value());
+  EXPECT_TRUE(searched.recompute.has_value());
+}
+
+// Between the floor of every plan (4 units) and that of the plans the search makes (5:
+// the loss's gradient, read again last, exists once there), a budget is refuted before
+// any search too, and the line says what a plan would have to run again.
+TEST(OptimizeTest, ABudgetBelowTheSearchedFloorIsRefutedBeforeAnySearch) {
+  const Graph graph =
+      testing::MakeTrainingChainReadingTheLossGradientLast(4, 1000).builder.Build();
+  OptimizeOptions options;
+  options.alignment = 1;
+  options.memory_budget = 4500;
+  const Budget budget = TestBudget();
+  const OptimizeResult result = *Optimize(graph, options, budget);
+  EXPECT_EQ(result.conclusion, Conclusion::kRefuted);
+  EXPECT_FALSE(result.plan.has_value());
+  EXPECT_EQ(budget.work_spent(), 0);
+  EXPECT_EQ(
+      result.reason,
+      "no plan budget mode can make fits in 4500 bytes: 5000 bytes are live at op 6 "
+      "'v6' in every plan that runs only forward ops again (proof: the searched "
+      "floor, its inputs, outputs and workspace, 3000 bytes, and 2000 bytes live "
+      "there that no forward op run again frees; no plan, recomputing or "
+      "not, needs less than 4000 bytes)");
+
+  options.memory_budget = 5000;
+  const OptimizeResult searched = *Optimize(graph, options, TestBudget());
+  EXPECT_EQ(searched.conclusion, Conclusion::kPlanned);
   EXPECT_TRUE(searched.recompute.has_value());
 }
 

@@ -27,7 +27,8 @@ TEST(TradeoffTest, RunsFromNoRecomputationDownAndIsMonotone) {
   const OptimizeResult& widest = curve.searches[*curve.points.front().plan];
   EXPECT_FALSE(widest.recompute.has_value());
   EXPECT_EQ(curve.points.front().budget_bytes, curve.searches[0].arena_bytes());
-  EXPECT_EQ(curve.floor_bytes, 4000);
+  EXPECT_EQ(curve.floor.every_plan.bytes, 4000);
+  EXPECT_EQ(curve.floor.searched.bytes, 4000);
   double previous_added = -1;
   int64_t previous_budget = INT64_MAX;
   for (const TradeoffPoint& point : curve.points) {
@@ -42,7 +43,7 @@ TEST(TradeoffTest, RunsFromNoRecomputationDownAndIsMonotone) {
     previous_added = added;
   }
   EXPECT_GT(previous_added, 0.0);  // The tightest end recomputes.
-  EXPECT_GE(curve.points.back().budget_bytes, curve.floor_bytes);
+  EXPECT_GE(curve.points.back().budget_bytes, curve.floor.searched.bytes);
 }
 
 // The dominance rule, planted: a looser budget whose own search recomputed more than

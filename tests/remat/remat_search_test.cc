@@ -221,7 +221,7 @@ TEST(RematerializeTest, ACheckpointAtEveryBlockReachesBelowTheDescentFromNothing
   const Graph graph =
       *LoadGraph(std::string(OLLA_SOURCE_DIR) + "/models/vit_b_16.train.b32.json.gz");
   RematOptions options;
-  options.target_bytes = ComputeRecomputeFloor(graph).bytes;
+  options.target_bytes = ComputeRecomputeFloor(graph).searched.bytes;
   options.stall_rounds = 0;  // The descents and the pruning only.
   const RematResult result =
       Rematerialize(graph, ScheduledOrder(graph), options, Budget::OfWork(4000));

@@ -45,4 +45,21 @@ inline TrainingChain MakeTrainingChain(int layers, int64_t bytes) {
   return chain;
 }
 
+// The chain with a residual connection in its backward pass: one more backward op reads
+// the loss's gradient again after the input's gradient is made, so that gradient is
+// live across every backward op. Only a second run of the loss's backward op could
+// free it there, which budget mode's search never makes (recomputable.h).
+inline TrainingChain MakeTrainingChainReadingTheLossGradientLast(int layers,
+                                                                 int64_t bytes) {
+  TrainingChain chain = MakeTrainingChain(layers, bytes);
+  GraphBuilder& b = chain.builder;
+  const OpId input_backward = chain.backward.front();
+  const BufferId input_grad = b.ops()[input_backward.index()].allocates.front();
+  const BufferId loss_grad = b.ops()[chain.backward.back().index()].uses.front();
+  b.Op({b.Output(bytes, "residual_grad")}, {loss_grad, input_grad});
+  b.ops().back().phase = Phase::kBackward;
+  b.ops().back().type = "aten::add.Tensor";
+  return chain;
+}
+
 }  // namespace olla::testing

@@ -52,14 +52,26 @@ void Conclude(const Graph& graph, OptimizeResult& result) {
   }
   const int64_t budget = *result.memory_budget;
   if (!result.plan && result.recompute_floor) {
-    const RecomputeFloor& floor = *result.recompute_floor;
+    const RecomputeFloor& floors = *result.recompute_floor;
     result.conclusion = Conclusion::kRefuted;
+    if (budget < floors.every_plan.bytes) {
+      const FloorAt& floor = floors.every_plan;
+      result.reason = fmt::format(
+          "no plan fits in {} bytes, recomputing or not: {} bytes are live at {} in "
+          "every plan (proof: the recompute floor, its inputs, outputs and workspace, {} "
+          "bytes, and {} bytes live there that no recomputation frees)",
+          budget, floor.bytes, graph.Describe(floor.op), floor.footprint_bytes,
+          floor.kept_bytes);
+      return;
+    }
+    const FloorAt& floor = floors.searched;
     result.reason = fmt::format(
-        "no plan fits in {} bytes, recomputing or not: {} bytes are live at {} in every "
-        "plan (proof: the recompute floor, its inputs, outputs and workspace, {} bytes, "
-        "and {} bytes live there that no recomputation frees)",
+        "no plan budget mode can make fits in {} bytes: {} bytes are live at {} in every "
+        "plan that runs only forward ops again (proof: the searched floor, its inputs, "
+        "outputs and workspace, {} bytes, and {} bytes live there that no forward op run "
+        "again frees; no plan, recomputing or not, needs less than {} bytes)",
         budget, floor.bytes, graph.Describe(floor.op), floor.footprint_bytes,
-        floor.kept_bytes);
+        floor.kept_bytes, floors.every_plan.bytes);
     return;
   }
   if (!result.plan) {
@@ -79,9 +91,11 @@ void Conclude(const Graph& graph, OptimizeResult& result) {
     result.reason = fmt::format(
         "no plan within {} bytes found: the smallest arena found is {} bytes, "
         "recomputing {} ops (order and placement alone need at least {} bytes; no plan, "
-        "recomputing or not, needs less than {} bytes{})",
+        "recomputing or not, needs less than {} bytes, none budget mode can make less "
+        "than {} bytes{})",
         budget, result.arena_bytes(), result.recompute->recomputed_ops,
-        result.lower_bound_bytes(), result.recompute_floor->bytes,
+        result.lower_bound_bytes(), result.recompute_floor->every_plan.bytes,
+        result.recompute_floor->searched.bytes,
         result.recompute->order_reaches
             ? ""
             : "; on the order searched, no recomputation frees enough at some step");
@@ -163,11 +177,12 @@ class Recipe {
   }
 
   // A budget below the lower bound of every order cannot be met by reordering, nor one
-  // below the floor of every plan by recomputing: that is the proof.
+  // below the floor of the plans budget mode searches by its recomputation: that is
+  // the proof (the conclusion says which).
   bool BudgetRefuted() const {
     if (!options_.memory_budget) return false;
-    const int64_t bound =
-        may_recompute_ ? result_.recompute_floor->bytes : result_.eager.bounds.best();
+    const int64_t bound = may_recompute_ ? result_.recompute_floor->searched.bytes
+                                         : result_.eager.bounds.best();
     return bound > *options_.memory_budget;
   }
 
@@ -279,7 +294,8 @@ class Recipe {
       RematOptions remat;
       remat.target_bytes = target;
       remat.start = previous;
-      if (result_.recompute_floor) remat.aim_bytes = result_.recompute_floor->bytes;
+      if (result_.recompute_floor)
+        remat.aim_bytes = result_.recompute_floor->searched.bytes;
       if (bound.reachable) remat.cost_floor = bound.cost;
       RematResult found =
           Rematerialize(searched, base, remat, budget_.Split(share::kRecomputeSearch));

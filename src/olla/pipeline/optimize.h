@@ -6,9 +6,9 @@
 // Each stage is a step of optimize.cc's Recipe, and Optimize() is that list.
 // - baselines: the eager order with an ideal allocator and through the caching-
 //   allocator model (simulation/eager_report.h), and the lower bounds: of every order,
-//   and with a budget that recomputation may meet, the recompute floor of every plan
-//   (remat/recompute_floor.h). A budget below the bound that applies is refuted here,
-//   before any search;
+//   and with a budget that recomputation may meet, the recompute floors of every plan
+//   and of the plans budget mode searches (remat/recompute_floor.h). A budget below
+//   the bound that applies is refuted here, before any search;
 // - order: the order with the smallest peak (schedule/scheduler.h);
 // - place: the order's arena problem with sizes rounded to the alignment
 //   (pipeline/arena.h), whose live-bytes bound is the least arena for that order, and
@@ -151,7 +151,7 @@ struct OptimizeResult {
   std::optional<ExpandedGraph> expanded;
   std::optional<RecomputeReport> recompute;
   // With a memory budget that recomputation may meet: the least arena of every plan,
-  // recomputing or not (remat/recompute_floor.h).
+  // recomputing or not, and of the plans budget mode searches (remat/recompute_floor.h).
   std::optional<RecomputeFloor> recompute_floor;
   PlanCheck check;
   std::optional<int64_t> memory_budget;

@@ -56,13 +56,12 @@ StatusOr<Tradeoff> ComputeTradeoff(const Graph& graph, const OptimizeRequest& re
   // The widest end: the arena without recomputation.
   if (Status status = search(std::nullopt); !status.ok()) return status;
   const int64_t widest = tradeoff.searches[0].arena_bytes();
-  const RecomputeFloor floor = ComputeRecomputeFloor(graph, budget);
-  tradeoff.floor_bytes = floor.bytes;
-  tradeoff.floor_complete = floor.complete;
-  // The tightest end: the smallest arena a search at the floor reaches (the floor
-  // itself when it fits; a refuted floor leaves the widest end alone).
-  if (floor.bytes < widest) {
-    if (Status status = search(floor.bytes); !status.ok()) return status;
+  tradeoff.floor = ComputeRecomputeFloor(graph, budget);
+  // The tightest end: the smallest arena a search at the searched floor reaches (the
+  // floor itself when it fits; a refuted floor leaves the widest end alone).
+  const int64_t floor = tradeoff.floor.searched.bytes;
+  if (floor < widest) {
+    if (Status status = search(floor); !status.ok()) return status;
   }
   int64_t tightest = widest;
   for (const OptimizeResult& result : tradeoff.searches) {

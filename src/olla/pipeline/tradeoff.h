@@ -7,7 +7,7 @@
 // point's arena is at most its budget.
 //
 // The budget is shared out evenly: the plan without a budget and the search at the
-// recompute floor first (they fix the curve's ends), then the budgets between them.
+// searched floor first (they fix the curve's ends), then the budgets between them.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include "olla/core/status.h"
 #include "olla/graph/graph.h"
 #include "olla/pipeline/option_table.h"
+#include "olla/remat/recompute_floor.h"
 
 namespace olla {
 
@@ -34,12 +35,13 @@ struct TradeoffPoint {
 
 struct Tradeoff {
   // Optimize() at each budget tried, widest first: the first has no budget (the arena
-  // without recomputation), the second the recompute floor's.
+  // without recomputation), the second the searched floor's (the least arena budget
+  // mode can reach).
   std::vector<OptimizeResult> searches;
   std::vector<TradeoffPoint> points;  // Widest budget first.
-  // The least arena of every plan, proven (remat/recompute_floor.h).
-  int64_t floor_bytes = 0;
-  bool floor_complete = true;
+  // The least arena of every plan and of the plans budget mode searches, proven
+  // (remat/recompute_floor.h).
+  RecomputeFloor floor;
 };
 
 // Of `searches`' plans, the one that fits `budget` with the least added compute; the

@@ -15,8 +15,16 @@
 // the floor of the graph is the largest over ops. Persistent buffers are excluded, as
 // from the arena.
 //
-// Cost: that of the forced-live set (lower_bounds.h); anytime with a budget: ops the
-// budget did not reach count their footprint only, a weaker bound, still a bound.
+// The same argument over a smaller set of plans gives a second floor, never lower: the
+// plans budget mode's search makes, which run again only forward ops
+// (recomputable.h). There every buffer a backward op writes exists once too: a
+// gradient that a residual connection reads again is live across the whole branch's
+// backward pass. A budget between the two floors has no plan the search can find (it
+// is refuted at once, the search not run), though a plan that runs backward ops again
+// might fit it; the search aims at the second floor.
+//
+// Cost: twice that of the forced-live set (lower_bounds.h); anytime with a budget: ops
+// the budget did not reach count their footprint only, a weaker bound, still a bound.
 #pragma once
 
 #include <cstdint>
@@ -28,17 +36,26 @@
 
 namespace olla {
 
-struct RecomputeFloor {
+// One floor: its bytes, and the op where they are live, as the proof names it.
+struct FloorAt {
   int64_t bytes = 0;
   OpId op;                      // An op attaining it (the lowest id).
   int64_t footprint_bytes = 0;  // At `op`: its inputs, outputs and workspace.
   int64_t kept_bytes = 0;       // At `op`: the buffers no recomputation frees.
-  bool complete = true;         // Every op's forced-live set was computed.
+};
+
+struct RecomputeFloor {
+  FloorAt every_plan;    // Whatever recompute_rules.h lets run again.
+  FloorAt searched;      // Only what budget mode's search runs again; >= every_plan.
+  bool complete = true;  // Every op's forced-live sets were computed.
 };
 
 // Which buffers no recomputation can make again (by index): those without a producer
 // and those whose producer recompute_rules.h refuses to run twice.
 std::vector<bool> BuffersNoRecomputationFrees(const Graph& graph);
+// Those budget mode's search never makes again: every buffer recomputable.h does not
+// call copyable (persistent ones aside, which no floor counts).
+std::vector<bool> BuffersTheSearchNeverFrees(const Graph& graph);
 
 RecomputeFloor ComputeRecomputeFloor(const Graph& graph, const Budget& budget = Budget());
 

@@ -33,6 +33,20 @@ std::string Verdict(bool optimal, Budget::Limit stopped_by) {
                      LimitName(stopped_by));
 }
 
+// The floors, as a refutation states them: every plan's, and the searched one where it
+// is higher.
+std::string FloorsText(const RecomputeFloor& floors) {
+  std::string text = fmt::format("{} peak live bytes for every plan, recomputing or not",
+                                 FormatBytes(floors.every_plan.bytes));
+  if (floors.searched.bytes > floors.every_plan.bytes) {
+    text += fmt::format(
+        "; {} for every plan that runs only forward ops again (the "
+        "searched floor)",
+        FormatBytes(floors.searched.bytes));
+  }
+  return text;
+}
+
 std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
   const Graph& graph = r.planned_graph(original);  // What the plan's ids index.
   const int64_t reserved = r.eager.allocator.reserved_peak_bytes;
@@ -52,12 +66,14 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
                                              "(without recomputation)",
                                              FormatBytes(r.lower_bound_bytes()))});
   if (!r.plan && r.recompute_floor) {
-    rows.push_back({"recompute floor",
-                    fmt::format("{} peak live bytes for every plan, recomputing or not",
-                                FormatBytes(r.recompute_floor->bytes))});
+    const RecomputeFloor& floors = *r.recompute_floor;
+    const bool every = *r.memory_budget < floors.every_plan.bytes;
+    rows.push_back({"recompute floor", FloorsText(floors)});
     rows.push_back(
-        {"memory budget", fmt::format("{} is below the recompute floor: no plan fits",
-                                      FormatBytes(*r.memory_budget))});
+        {"memory budget",
+         fmt::format("{} is below {}: no plan {}fits", FormatBytes(*r.memory_budget),
+                     every ? "the recompute floor" : "the searched floor",
+                     every ? "" : "budget mode can make ")});
     return rows;
   }
   if (!r.plan) {
@@ -108,10 +124,15 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
   if (r.memory_budget) {
     std::string floor;
     if (r.recompute_floor) {
+      const RecomputeFloor& floors = *r.recompute_floor;
       floor =
           fmt::format("; no plan below {}, recomputing or not (the recompute floor{})",
-                      FormatBytes(r.recompute_floor->bytes),
-                      r.recompute_floor->complete ? "" : ", cut short by the limit");
+                      FormatBytes(floors.every_plan.bytes),
+                      floors.complete ? "" : ", cut short by the limit");
+      if (floors.searched.bytes > floors.every_plan.bytes) {
+        floor += fmt::format(", none budget mode can make below {} (the searched floor)",
+                             FormatBytes(floors.searched.bytes));
+      }
     }
     rows.push_back(
         {"memory budget",
@@ -220,7 +241,8 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& original,
     if (!r.reason.empty()) json["reason"] = r.reason;
   }
   if (r.recompute_floor) {
-    json["recompute_floor_bytes"] = r.recompute_floor->bytes;
+    json["recompute_floor_bytes"] = r.recompute_floor->every_plan.bytes;
+    json["searched_floor_bytes"] = r.recompute_floor->searched.bytes;
     json["recompute_floor_complete"] = r.recompute_floor->complete;
   }
   if (r.recompute) {

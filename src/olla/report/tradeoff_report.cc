@@ -24,12 +24,16 @@ std::string FoundAt(const OptimizeResult& result) {
 }  // namespace
 
 std::string TradeoffText(const Graph& graph, const Tradeoff& tradeoff) {
+  const RecomputeFloor& floor = tradeoff.floor;
   std::string out = fmt::format(
-      "olla tradeoff: {} ({} ops), {} budgets; recompute floor {}{}; added compute from "
-      "costs {}\n",
+      "olla tradeoff: {} ({} ops), {} budgets; recompute floor {}{}{}; added compute "
+      "from costs {}\n",
       graph.name().empty() ? "graph" : graph.name(), graph.num_ops(),
-      tradeoff.points.size(), FormatBytes(tradeoff.floor_bytes),
-      tradeoff.floor_complete ? " (proven)" : " (partial: the limit stopped it)",
+      tradeoff.points.size(), FormatBytes(floor.every_plan.bytes),
+      floor.searched.bytes > floor.every_plan.bytes
+          ? fmt::format(", searched floor {}", FormatBytes(floor.searched.bytes))
+          : "",
+      floor.complete ? " (proven)" : " (partial: the limit stopped it)",
       CostSource(graph));
   out += fmt::format("{:>24}  {:>24}  {:>13}  {:>10}  {}\n", "budget", "arena",
                      "added compute", "recomputed", "plan found at");
@@ -53,8 +57,9 @@ nlohmann::ordered_json TradeoffJson(const Graph& graph, const Tradeoff& tradeoff
   nlohmann::ordered_json json;
   json["graph"] = graph.name();
   json["ops"] = graph.num_ops();
-  json["recompute_floor_bytes"] = tradeoff.floor_bytes;
-  json["recompute_floor_complete"] = tradeoff.floor_complete;
+  json["recompute_floor_bytes"] = tradeoff.floor.every_plan.bytes;
+  json["searched_floor_bytes"] = tradeoff.floor.searched.bytes;
+  json["recompute_floor_complete"] = tradeoff.floor.complete;
   json["cost_source"] = CostSource(graph);
   json["points"] = nlohmann::ordered_json::array();
   for (const TradeoffPoint& point : tradeoff.points) {

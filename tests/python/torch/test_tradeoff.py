@@ -21,7 +21,8 @@ def check_curve(curve):
     for point in curve.points:
         assert point["arena_bytes"] <= point["budget_bytes"]
         assert point["plan"].arena_bytes == point["arena_bytes"]
-    assert curve.points[-1]["budget_bytes"] >= curve.recompute_floor_bytes
+    floors = curve.searched_floor_bytes, curve.recompute_floor_bytes
+    assert curve.points[-1]["budget_bytes"] >= floors[0] >= floors[1]
 
 
 def test_the_curve_of_a_users_model_with_step_times():
