@@ -21,7 +21,7 @@
 // gradient that a residual connection reads again is live across the whole branch's
 // backward pass. A budget between the two floors has no plan the search can find (it
 // is refuted at once, the search not run), though a plan that runs backward ops again
-// might fit it; the search aims at the second floor.
+// might fit it.
 //
 // Cost: twice that of the forced-live set (lower_bounds.h); anytime with a budget: ops
 // the budget did not reach count their footprint only, a weaker bound, still a bound.
