@@ -48,6 +48,9 @@ struct RecomputeFloor {
   FloorAt every_plan;    // Whatever recompute_rules.h lets run again.
   FloorAt searched;      // Only what budget mode's search runs again; >= every_plan.
   bool complete = true;  // Every op's forced-live sets were computed.
+
+  // Whether reports name the searched floor too.
+  bool searched_is_higher() const { return searched.bytes > every_plan.bytes; }
 };
 
 // Which buffers no recomputation can make again (by index): those without a producer

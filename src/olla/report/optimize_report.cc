@@ -38,10 +38,9 @@ std::string Verdict(bool optimal, Budget::Limit stopped_by) {
 std::string FloorsText(const RecomputeFloor& floors) {
   std::string text = fmt::format("{} peak live bytes for every plan, recomputing or not",
                                  FormatBytes(floors.every_plan.bytes));
-  if (floors.searched.bytes > floors.every_plan.bytes) {
+  if (floors.searched_is_higher()) {
     text += fmt::format(
-        "; {} for every plan that runs only forward ops again (the "
-        "searched floor)",
+        "; {} for every plan that runs only forward ops again (the searched floor)",
         FormatBytes(floors.searched.bytes));
   }
   return text;
@@ -129,7 +128,7 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
           fmt::format("; no plan below {}, recomputing or not (the recompute floor{})",
                       FormatBytes(floors.every_plan.bytes),
                       floors.complete ? "" : ", cut short by the limit");
-      if (floors.searched.bytes > floors.every_plan.bytes) {
+      if (floors.searched_is_higher()) {
         floor += fmt::format(", none budget mode can make below {} (the searched floor)",
                              FormatBytes(floors.searched.bytes));
       }

@@ -30,7 +30,7 @@ std::string TradeoffText(const Graph& graph, const Tradeoff& tradeoff) {
       "from costs {}\n",
       graph.name().empty() ? "graph" : graph.name(), graph.num_ops(),
       tradeoff.points.size(), FormatBytes(floor.every_plan.bytes),
-      floor.searched.bytes > floor.every_plan.bytes
+      floor.searched_is_higher()
           ? fmt::format(", searched floor {}", FormatBytes(floor.searched.bytes))
           : "",
       floor.complete ? " (proven)" : " (partial: the limit stopped it)",
