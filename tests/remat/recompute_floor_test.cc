@@ -46,21 +46,26 @@ TEST(RecomputeFloorTest, WithNothingToRecomputeIsTheForcedLiveBound) {
             ComputeLowerBounds(graph).forced_live_bytes);
 }
 
+// The peak of the plan the search finds for `target` on the eager order, measured on
+// the expanded graph.
+int64_t PeakOfTheSearchFor(const Graph& graph, int64_t target) {
+  RematOptions options;
+  options.target_bytes = target;
+  options.stall_rounds = 200;  // Restarts each target: enough to reach below it.
+  const RematResult result =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
+  const Graph expanded = ExpandGraph(graph, result.recompute).value().graph;
+  return ComputeTimeline(expanded, result.order, ComputeLifetimes(expanded, result.order))
+      .peak_bytes;
+}
+
 // The floor holds for every plan the search finds, at every target down to below it.
 TEST(RecomputeFloorTest, NoPlanTheSearchFindsPeaksBelowIt) {
   const Graph graph = testing::MakeTrainingChain(10, 1000).builder.Build();
   const RecomputeFloor floor = ComputeRecomputeFloor(graph);
   for (int64_t target = 11000; target >= floor.searched.bytes - 1000; target -= 500) {
-    RematOptions options;
-    options.target_bytes = target;
-    options.stall_rounds = 200;  // Restarts each target: enough to reach below it.
-    const RematResult result =
-        Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
-    const Graph expanded = ExpandGraph(graph, result.recompute).value().graph;
-    const int64_t peak =
-        ComputeTimeline(expanded, result.order, ComputeLifetimes(expanded, result.order))
-            .peak_bytes;
-    EXPECT_GE(peak, floor.searched.bytes) << "target " << target;
+    EXPECT_GE(PeakOfTheSearchFor(graph, target), floor.searched.bytes)
+        << "target " << target;
   }
 }
 
@@ -79,15 +84,7 @@ TEST(RecomputeFloorTest, TheSearchedFloorKeepsWhatBackwardOpsWrite) {
   EXPECT_EQ(floor.searched.footprint_bytes, 3000);
   EXPECT_EQ(floor.searched.kept_bytes, 2000);
   for (int64_t target = 9000; target >= 4000; target -= 500) {
-    RematOptions options;
-    options.target_bytes = target;
-    options.stall_rounds = 200;
-    const RematResult result =
-        Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(20000));
-    const Graph expanded = ExpandGraph(graph, result.recompute).value().graph;
-    const int64_t peak =
-        ComputeTimeline(expanded, result.order, ComputeLifetimes(expanded, result.order))
-            .peak_bytes;
+    const int64_t peak = PeakOfTheSearchFor(graph, target);
     EXPECT_GE(peak, floor.searched.bytes) << "target " << target;
     if (target >= 5000) {
       EXPECT_LE(peak, target) << "target " << target;  // Reached where a plan exists.
