@@ -99,20 +99,26 @@ TEST(OptimizeTest, ABudgetBelowTheBoundIsRefutedBeforeScheduling) {
   EXPECT_EQ(budget.work_spent(), 0);
 }
 
+// Optimize() at `budget_bytes`, expected refuted by the bounds alone: no plan, no work.
+OptimizeResult RefutedBeforeAnySearch(const Graph& graph, int64_t budget_bytes) {
+  OptimizeOptions options;
+  options.alignment = 1;
+  options.memory_budget = budget_bytes;
+  const Budget budget = TestBudget();
+  OptimizeResult result = *Optimize(graph, options, budget);
+  EXPECT_EQ(result.conclusion, Conclusion::kRefuted);
+  EXPECT_FALSE(result.plan.has_value());
+  EXPECT_EQ(result.stages.size(), 1u);  // The baselines and bounds only.
+  EXPECT_EQ(budget.work_spent(), 0);
+  return result;
+}
+
 // Recomputation may lower the chain's peak, but not below its floor (4 of 10 units:
 // remat/recompute_floor.h): a budget under it is refuted before any search, with the
 // proof in one line; at the floor's level the search still runs.
 TEST(OptimizeTest, ABudgetBelowTheRecomputeFloorIsRefutedBeforeAnySearch) {
   const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
-  OptimizeOptions options;
-  options.alignment = 1;
-  options.memory_budget = 3999;
-  const Budget budget = TestBudget();
-  const OptimizeResult result = *Optimize(graph, options, budget);
-  EXPECT_EQ(result.conclusion, Conclusion::kRefuted);
-  EXPECT_FALSE(result.plan.has_value());
-  EXPECT_EQ(result.stages.size(), 1u);
-  EXPECT_EQ(budget.work_spent(), 0);
+  const OptimizeResult result = RefutedBeforeAnySearch(graph, 3999);
   ASSERT_TRUE(result.recompute_floor.has_value());
   EXPECT_EQ(result.recompute_floor->every_plan.bytes, 4000);
   EXPECT_EQ(
@@ -122,6 +128,8 @@ TEST(OptimizeTest, ABudgetBelowTheRecomputeFloorIsRefutedBeforeAnySearch) {
       "workspace, 3000 bytes, and 1000 bytes live there that no recomputation "
       "frees)");
 
+  OptimizeOptions options;
+  options.alignment = 1;
   options.memory_budget = 4000;
   const OptimizeResult searched = *Optimize(graph, options, TestBudget());
   EXPECT_NE(searched.conclusion, Conclusion::kRefuted);
@@ -135,14 +143,7 @@ TEST(OptimizeTest, ABudgetBelowTheRecomputeFloorIsRefutedBeforeAnySearch) {
 TEST(OptimizeTest, ABudgetBelowTheSearchedFloorIsRefutedBeforeAnySearch) {
   const Graph graph =
       testing::MakeTrainingChainReadingTheLossGradientLast(4, 1000).builder.Build();
-  OptimizeOptions options;
-  options.alignment = 1;
-  options.memory_budget = 4500;
-  const Budget budget = TestBudget();
-  const OptimizeResult result = *Optimize(graph, options, budget);
-  EXPECT_EQ(result.conclusion, Conclusion::kRefuted);
-  EXPECT_FALSE(result.plan.has_value());
-  EXPECT_EQ(budget.work_spent(), 0);
+  const OptimizeResult result = RefutedBeforeAnySearch(graph, 4500);
   EXPECT_EQ(
       result.reason,
       "no plan budget mode can make fits in 4500 bytes: 5000 bytes are live at op 6 "
@@ -151,6 +152,8 @@ TEST(OptimizeTest, ABudgetBelowTheSearchedFloorIsRefutedBeforeAnySearch) {
       "there that no forward op run again frees; no plan, recomputing or "
       "not, needs less than 4000 bytes)");
 
+  OptimizeOptions options;
+  options.alignment = 1;
   options.memory_budget = 5000;
   const OptimizeResult searched = *Optimize(graph, options, TestBudget());
   EXPECT_EQ(searched.conclusion, Conclusion::kPlanned);

@@ -8,16 +8,16 @@ namespace olla {
 namespace {
 
 // The floor when the buffers `kept` (by index) are never made again: at each op, its
-// footprint plus the kept buffers forced live there. `complete` is cleared when the
-// budget did not reach every op.
+// footprint (`whole`, every buffer counted) plus the kept buffers forced live there.
+// `complete` is cleared when the budget did not reach every op.
 FloorAt FloorKeeping(const Graph& graph, const std::vector<bool>& kept,
-                     const Budget& budget, bool& complete) {
+                     const std::vector<int64_t>& whole, const Budget& budget,
+                     bool& complete) {
   std::vector<bool> freeable(kept.size());
   for (size_t b = 0; b < kept.size(); ++b) freeable[b] = !kept[b];
   // Both include the op's workspace: counted once below.
   const ForcedLive forced = ComputeForcedLive(graph, budget, kept);
   const std::vector<int64_t> footprints = SingleOpFootprints(graph, freeable);
-  const std::vector<int64_t> whole = SingleOpFootprints(graph);
   complete = complete && forced.complete();
   FloorAt floor;
   for (int32_t o = 0; o < graph.num_ops(); ++o) {
@@ -55,11 +55,12 @@ std::vector<bool> BuffersTheSearchNeverFrees(const Graph& graph) {
 }
 
 RecomputeFloor ComputeRecomputeFloor(const Graph& graph, const Budget& budget) {
+  const std::vector<int64_t> whole = SingleOpFootprints(graph);
   RecomputeFloor floor;
-  floor.every_plan = FloorKeeping(graph, BuffersNoRecomputationFrees(graph),
+  floor.every_plan = FloorKeeping(graph, BuffersNoRecomputationFrees(graph), whole,
                                   budget.Split(0.5), floor.complete);
-  floor.searched =
-      FloorKeeping(graph, BuffersTheSearchNeverFrees(graph), budget, floor.complete);
+  floor.searched = FloorKeeping(graph, BuffersTheSearchNeverFrees(graph), whole, budget,
+                                floor.complete);
   // Cut short, the second may have reached fewer ops than the first: what bounds
   // every plan bounds the searched ones too.
   if (floor.searched.bytes < floor.every_plan.bytes) floor.searched = floor.every_plan;
