@@ -108,22 +108,54 @@ TEST(RematerializeTest, PruningKeepsOnlyWhatTheTargetNeeds) {
   EXPECT_EQ(result.recompute.size(), 1u);
 }
 
-// A plan to start from (the last round's, when placement needed more than its peak)
-// is the first point: with work for a few measurements only, the search returns it or
-// better.
-TEST(RematerializeTest, StartsFromAGivenPlan) {
+// A layout that needs `extra` bytes above each plan's peak (fragmentation the peak
+// does not count), counting what it is asked and what it refuses.
+struct NeedsRoomAbovePeak {
+  int64_t target = 0;
+  int64_t extra = 0;
+  int asked = 0;
+  int refused = 0;
+  bool operator()(const Graph& expanded, const Order& order) {
+    ++asked;
+    const int64_t peak =
+        ComputeTimeline(expanded, order, ComputeLifetimes(expanded, order)).peak_bytes;
+    const bool fits = peak + extra <= target;
+    refused += fits ? 0 : 1;
+    return fits;
+  }
+};
+
+// The chain at 9 units, laid out only with 2 units above the peak: the plans at 9 and
+// 8 are refused, and the search goes on below them to one that is laid out (at most 7,
+// the chain's best). Without aiming below a refused plan the descent stops at it.
+TEST(RematerializeTest, AimsBelowThePlansTheLayoutRefuses) {
   const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
   RematOptions options;
-  options.target_bytes = 7000;
-  const RematResult first =
+  options.target_bytes = 9000;
+  NeedsRoomAbovePeak layout{.target = 9000, .extra = 2000};
+  options.lays_out = [&](const Graph& g, const Order& o) { return layout(g, o); };
+  const RematResult result =
       Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
-  ASSERT_TRUE(first.reached);
-  options.start = first.recompute;
-  const RematResult again =
-      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(3));
-  EXPECT_TRUE(again.reached) << again.peak_bytes;
-  EXPECT_LE(again.added_cost, first.added_cost);
-  EXPECT_TRUE(Check(graph, again).valid);
+  EXPECT_TRUE(result.reached);
+  EXPECT_LE(result.peak_bytes, 7000);
+  EXPECT_GE(layout.refused, 1);
+  const PlanCheck check = Check(graph, result);
+  ASSERT_TRUE(check.valid) << check.error;
+  EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);
+}
+
+// A plan no layout accepts is no result, however low it peaks.
+TEST(RematerializeTest, APlanTheLayoutRefusesIsNoResult) {
+  const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
+  RematOptions options;
+  options.target_bytes = 9000;
+  NeedsRoomAbovePeak layout{.target = 9000, .extra = 9000};
+  options.lays_out = [&](const Graph& g, const Order& o) { return layout(g, o); };
+  const RematResult result =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
+  EXPECT_FALSE(result.reached);
+  EXPECT_GE(layout.refused, 1);
+  EXPECT_EQ(layout.refused, layout.asked);
 }
 
 TEST(RematerializeTest, NeverRecomputesRandomOrInPlaceOps) {

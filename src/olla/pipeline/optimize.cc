@@ -134,8 +134,9 @@ constexpr double kSchedule = 0.5;              // The order; placement gets the 
 constexpr double kPlaceBeforeRefine = 0.5;     // ...half, with the joint ILP to follow;
 constexpr double kPlaceBeforeRecompute = 0.1;  // a tenth, when the order cannot fit.
 constexpr double kRecomputeBound = 0.1;        // The bound on added compute,
-constexpr double kRecomputeSearch = 0.9;       // each recomputation round's search...
-constexpr double kRecomputePlace = 0.5;        // ...and its placement.
+constexpr double kRecomputeSearch = 0.9;       // The search for recomputations...
+constexpr double kRecomputeLayOut = 0.05;      // ...the placement of each it returns...
+constexpr double kRecomputePlace = 0.5;        // ...or of one short of the budget.
 }  // namespace share
 
 // What checking the plan (and writing it) will take, kept out of the searches' time:
@@ -268,9 +269,11 @@ class Recipe {
   }
 
   // Budget mode's last resort: recompute activations on the plan's order until the
-  // placed arena fits. Each round aims the search at the budget less what placement
-  // added above the order's peak last time. Replaces `plan` (and the result's placement
-  // and bound) when it finds a smaller arena.
+  // placed arena fits. The search lays out each plan that would become its result
+  // (a plan peaking at the budget can fail to be placed within it), and keeps the
+  // placement of the one it returns; a plan short of the budget is placed afterwards,
+  // for the report. Replaces `plan` (and the result's placement and bound) when it
+  // finds a smaller arena.
   Status Recompute(Plan& plan) {
     const int64_t memory_budget = *options_.memory_budget;
     Progress(fmt::format("recompute: the arena {} does not fit the budget {}",
@@ -287,39 +290,54 @@ class Recipe {
     const AddedCostBound bound = BoundAddedCost(searched, base, memory_budget,
                                                 budget_.Split(share::kRecomputeBound));
     report.order_reaches = bound.reachable;
-    int64_t target = memory_budget;
-    std::vector<Recomputation> previous;  // The last round's plan, to start from.
-    constexpr int kRounds = 4;
-    for (int round = 0; round < kRounds && !budget_.Exhausted(); ++round) {
-      RematOptions remat;
-      remat.target_bytes = target;
-      remat.start = previous;
-      // Aimed at the floor of every plan, below the searched one: the bytes above it
-      // at steps under the searched floor still tell moves apart (aimed at the
-      // searched floor, Checkmate's ResNet50 no longer fit 11 % of its peak in 30 s).
-      if (result_.recompute_floor)
-        remat.aim_bytes = result_.recompute_floor->every_plan.bytes;
-      if (bound.reachable) remat.cost_floor = bound.cost;
-      RematResult found =
-          Rematerialize(searched, base, remat, budget_.Split(share::kRecomputeSearch));
-      report.measurements += found.measurements;
-      if (found.recompute.empty()) break;
+    RematOptions remat;
+    remat.target_bytes = memory_budget;
+    // Aimed at the floor of every plan, below the searched one: the bytes above it
+    // at steps under the searched floor still tell moves apart (aimed at the
+    // searched floor, Checkmate's ResNet50 no longer fit 11 % of its peak in 30 s).
+    if (result_.recompute_floor)
+      remat.aim_bytes = result_.recompute_floor->every_plan.bytes;
+    if (bound.reachable) remat.cost_floor = bound.cost;
+    // The last plan laid out within the budget, with its order and arena.
+    struct LaidOut {
+      olla::Order order;
+      ArenaProblem arena;
+      PlacedArena placed;
+    };
+    std::optional<LaidOut> laid_out;
+    remat.lays_out = [&](const Graph& expanded, const olla::Order& order) {
+      StatusOr<ArenaProblem> arena =
+          MakeArenaProblem(expanded, order, options_.alignment);
+      if (!arena.ok()) return false;
+      StatusOr<PlacedArena> placed =
+          PlaceArena(expanded, order, *arena, PlaceOptionsOf(memory_budget),
+                     budget_.Split(share::kRecomputeLayOut));
+      if (!placed.ok() || placed->plan.arena_bytes > memory_budget) return false;
+      laid_out = LaidOut{order, std::move(arena).value(), std::move(placed).value()};
+      return true;
+    };
+    RematResult found =
+        Rematerialize(searched, base, remat, budget_.Split(share::kRecomputeSearch));
+    report.measurements = found.measurements;
+    if (!found.recompute.empty()) {
       OLLA_ASSIGN_OR_RETURN(ExpandedGraph expanded, ExpandGraph(graph_, found.recompute));
-      OLLA_ASSIGN_OR_RETURN(
-          const ArenaProblem arena,
-          MakeArenaProblem(expanded.graph, found.order, options_.alignment));
-      OLLA_ASSIGN_OR_RETURN(
-          PlacedArena placed,
-          PlaceArena(expanded.graph, found.order, arena, PlaceOptionsOf(memory_budget),
-                     budget_.Split(share::kRecomputePlace)));
-      if (placed.plan.arena_bytes < plan.arena_bytes) {
-        plan = std::move(placed.plan);
+      if (!found.reached || !laid_out || laid_out->order != found.order) {
+        OLLA_ASSIGN_OR_RETURN(
+            ArenaProblem arena,
+            MakeArenaProblem(expanded.graph, found.order, options_.alignment));
+        OLLA_ASSIGN_OR_RETURN(
+            PlacedArena placed,
+            PlaceArena(expanded.graph, found.order, arena, PlaceOptionsOf(memory_budget),
+                       budget_.Split(share::kRecomputePlace)));
+        laid_out = LaidOut{found.order, std::move(arena), std::move(placed)};
+      }
+      if (laid_out->placed.plan.arena_bytes < plan.arena_bytes) {
+        plan = std::move(laid_out->placed.plan);
         plan.recompute = found.recompute;
-        result_.placement = std::move(placed.placement);
-        result_.rounded_peak_bytes = arena.least_bytes;
+        result_.placement = std::move(laid_out->placed.placement);
+        result_.rounded_peak_bytes = laid_out->arena.least_bytes;
         report.runs = static_cast<int32_t>(found.recompute.size());
         std::vector<OpId> ops;
-        report.added_cost = 0;
         for (const Recomputation& r : found.recompute) {
           report.added_cost += OpCost(graph_, r.op);
           ops.push_back(r.op);
@@ -329,9 +347,6 @@ class Recipe {
             static_cast<int32_t>(std::unique(ops.begin(), ops.end()) - ops.begin());
         result_.expanded = std::move(expanded);
       }
-      if (plan.arena_bytes <= memory_budget || !found.reached) break;
-      target -= plan.arena_bytes - memory_budget;
-      previous = std::move(found.recompute);
     }
     report.reached = plan.arena_bytes <= memory_budget;
     if (report.reached && result_.expanded) {

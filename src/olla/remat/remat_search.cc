@@ -77,7 +77,14 @@ struct Measurement {
   MemoryTimeline timeline;
   int64_t excess = 0;  // Bytes above the aim, summed over the steps.
   int64_t added_cost = 0;
+  // The caller's layout's verdict (RematOptions::lays_out), once asked.
+  std::optional<bool> laid_out;
 };
+
+// Whether `m` is a result for `target`: it peaks within it, and no layout refused it.
+bool Reaches(const Measurement& m, int64_t target) {
+  return m.timeline.peak_bytes <= target && m.laid_out != false;
+}
 
 class Search {
  public:
@@ -231,41 +238,6 @@ class Search {
     }
     AssignRecomputeIds(graph_, runs);
     return runs;
-  }
-
-  // The choice that makes `runs` again, or runs close to them: the outputs of a run's
-  // op that its readers read dropped with one copy, parted at the places the op's
-  // runs are first needed (but the last).
-  Choice ChoiceOf(const std::vector<Recomputation>& runs) const {
-    Choice choice(graph_.num_buffers());
-    // Runs read only earlier ops' copies, and come in op order: from the last back,
-    // every run a run feeds has its place.
-    std::vector<int32_t> needed_at(runs.size());
-    std::vector<std::vector<int32_t>> places(static_cast<size_t>(graph_.num_ops()));
-    for (size_t i = runs.size(); i-- > 0;) {
-      const Recomputation& r = runs[i];
-      const Op& op = graph_.op(r.op);
-      auto drop_read_by = [&](const Op& reader) {
-        for (BufferId b : op.allocates) {
-          if (copyable(b) &&
-              std::find(reader.uses.begin(), reader.uses.end(), b) != reader.uses.end())
-            choice.mode[b.index()] = kOneCopy;
-        }
-      };
-      for (OpId user : r.serves) drop_read_by(graph_.op(user));
-      for (int32_t j : r.feeds) drop_read_by(graph_.op(runs[static_cast<size_t>(j)].op));
-      needed_at[i] = FirstNeeded(r.serves, r.feeds, needed_at);
-      places[r.op.index()].push_back(needed_at[i]);
-    }
-    for (int32_t o = 0; o < graph_.num_ops(); ++o) {
-      std::vector<int32_t>& at = places[static_cast<size_t>(o)];
-      Unique(at);
-      if (!at.empty()) at.pop_back();
-      for (BufferId b : graph_.op(OpId(o)).allocates) {
-        if (choice.mode[b.index()] == kOneCopy) choice.cuts[b.index()] = at;
-      }
-    }
-    return choice;
   }
 
   // Expands, orders (each recomputation just before its first reader in the given
@@ -573,8 +545,8 @@ struct State {
 // least added compute (then the lower peak); short of it, the lower peak, then fewer
 // bytes above the target, then less compute.
 bool Better(const Measurement& a, const Measurement& b, int64_t target) {
-  const bool a_reached = a.timeline.peak_bytes <= target;
-  const bool b_reached = b.timeline.peak_bytes <= target;
+  const bool a_reached = Reaches(a, target);
+  const bool b_reached = Reaches(b, target);
   if (a_reached != b_reached) return a_reached;
   if (a_reached) {
     return a.added_cost != b.added_cost ? a.added_cost < b.added_cost
@@ -852,9 +824,30 @@ bool HasRecomputableActivation(const Graph& graph) {
 }
 
 RematResult Rematerialize(const Graph& graph, const Order& order,
-                          const RematOptions& options, const Budget& budget) {
+                          const RematOptions& given, const Budget& budget) {
+  // The target the search holds its plans to: below the peak of every plan the
+  // caller's layout refuses while it has accepted none.
+  RematOptions options = given;
   const Search search(graph, order, options);
   Walk walk(graph, search, options, budget);
+  // Asks the layout about `s` once, when it reaches the target. Refused, it is no
+  // result, and while none has been accepted the search aims below its peak: a plan
+  // that peaks at its target can fail to be laid out within it at all (Checkmate's
+  // ResNet50 at 11.25 % of its peak: 24 % above by every placer tried), where one with
+  // room below the target is laid out at its peak.
+  bool accepted_one = false;
+  auto unasked = [&](const State& s) {
+    return options.lays_out && !s.m.laid_out &&
+           s.m.timeline.peak_bytes <= options.target_bytes;
+  };
+  auto ask = [&](State& s) {
+    s.m.laid_out = options.lays_out(s.m.expanded->graph, s.m.order);
+    if (*s.m.laid_out) {
+      accepted_one = true;
+    } else if (!accepted_one) {
+      options.target_bytes = s.m.timeline.peak_bytes - 1;
+    }
+  };
   // Nothing dropped is always valid; its measurement spends no work.
   const Choice nothing(graph.num_buffers());
   std::optional<Measurement> none = search.Measure(nothing);
@@ -865,19 +858,10 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   // a checkpoint at every block, with half of what is left. Then the descent block by
   // block from nothing dropped, finer where it has the time: all that is left when the
   // first did not reach the target, half otherwise (the large-neighbourhood search
-  // keeps the rest); the best of them.
+  // keeps the rest); the best of them that the layout accepts.
   const bool tie = search.has_repeated_blocks() && options.tie_repeated_blocks;
   State greedy = best;
-  // The best of the other starts: another target's plan, when given (descended from
-  // first, before anything else), and a checkpoint at every block (below).
-  std::optional<State> started;
-  if (!options.start.empty()) {
-    started = walk.Measure(search.ChoiceOf(options.start));
-    if (started) {
-      walk.Descend(*started, nullptr);
-      walk.Prune(*started);
-    }
-  }
+  std::optional<State> checkpointed;
   if (tie) {
     walk.Descend(best, nullptr, /*tied=*/true);
     walk.Prune(best, nullptr, /*tied=*/true);
@@ -891,13 +875,10 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   if (tie && best.m.timeline.peak_bytes > options.target_bytes) {
     const Budget half = budget.Split(0.5);
     Walk from_checkpoints(graph, search, options, half);
-    std::optional<State> checkpointed =
-        from_checkpoints.Measure(search.CheckpointEveryBlock());
+    checkpointed = from_checkpoints.Measure(search.CheckpointEveryBlock());
     if (checkpointed) {
       from_checkpoints.Descend(*checkpointed, nullptr);
       from_checkpoints.Prune(*checkpointed);
-      if (!started || Better(checkpointed->m, started->m, options.target_bytes))
-        started = std::move(checkpointed);
     }
     walk.Add(from_checkpoints);
   }
@@ -909,9 +890,21 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
     block_by_block.Prune(greedy);
     walk.Add(block_by_block);
   }
-  if (Better(greedy.m, best.m, options.target_bytes)) best = std::move(greedy);
-  if (started && Better(started->m, best.m, options.target_bytes))
-    best = std::move(*started);
+  std::vector<State> starts;  // On a tie, the first.
+  starts.push_back(std::move(best));
+  starts.push_back(std::move(greedy));
+  if (checkpointed) starts.push_back(std::move(*checkpointed));
+  for (;;) {
+    auto most = std::max_element(starts.begin(), starts.end(),
+                                 [&](const State& a, const State& b) {
+                                   return Better(b.m, a.m, options.target_bytes);
+                                 });
+    if (!unasked(*most)) {
+      best = std::move(*most);
+      break;
+    }
+    ask(*most);
+  }
   // Large-neighbourhood search: descend again, with noise, from a neighbourhood of the
   // current point, until `stall_rounds` restarts in a row find nothing better than the
   // best. The current point moves to every result no worse than itself, and to a worse
@@ -921,7 +914,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   State current = best;
   int32_t restarts = 0;
   auto optimal = [&] {
-    return best.m.timeline.peak_bytes <= options.target_bytes &&
+    return Reaches(best.m, options.target_bytes) &&
            best.m.added_cost <= options.cost_floor;
   };
   for (int32_t stall = 0; stall < options.stall_rounds && !walk.out() && !optimal();
@@ -931,6 +924,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
     if (!next) continue;
     walk.Descend(*next, &rng);
     walk.Prune(*next, &current.choice);
+    if (unasked(*next) && Better(next->m, best.m, options.target_bytes)) ask(*next);
     if (Better(next->m, best.m, options.target_bytes)) {
       best = *next;
       current = std::move(*next);
@@ -946,7 +940,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   result.order = std::move(best.m.order);
   result.peak_bytes = best.m.timeline.peak_bytes;
   result.added_cost = best.m.added_cost;
-  result.reached = result.peak_bytes <= options.target_bytes;
+  result.reached = Reaches(best.m, given.target_bytes);
   result.measurements = walk.measurements() + 1;
   // Nothing dropped measured first: it reached the target when nothing else did.
   if (result.reached) result.measurements_to_reach = walk.reached_after() + 1;

@@ -28,10 +28,13 @@
 // few (and then on, until one helps), and keeps the one that removes the most bytes above
 // the target, or the aim below it (summed over all steps), per unit of compute. When the
 // target is reached, a pruning pass gives back what the target no longer needs, dearest
-// op first. Then a large-neighbourhood search: restarts from a neighbourhood of the
-// current point (a few drops given back, one added), a descent with noise on the scores,
-// pruning; better results replace the best, until `stall_rounds` restarts in a row find
-// none, the added cost meets `cost_floor`, or the budget ends.
+// op first. A plan becomes the result only once the caller's layout accepts it
+// (`lays_out`: the arena's placement, which need not reach the peak); the search
+// aims below each plan refused while none is accepted. Then a large-neighbourhood
+// search: restarts from a neighbourhood of the current point (a few drops given back,
+// one added), a descent with noise on the scores, pruning; better results replace the
+// best, until `stall_rounds` restarts in a row find none, the added cost meets
+// `cost_floor`, or the budget ends.
 //
 // Each measurement expands the graph and computes a timeline, O(ops + uses), one unit
 // of work; the search returns its best so far when the budget ends. Deterministic for
@@ -39,6 +42,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "olla/core/budget.h"
@@ -65,10 +69,12 @@ struct RematOptions {
   // Decide for the blocks that repeat one another (repeated_blocks.h) together before
   // block by block.
   bool tie_repeated_blocks = true;
-  // A plan to start from (a search for a higher target's, on the same graph and
-  // order): its drops and the places its runs part at are the first point, descended
-  // from before anything else. Empty: start from nothing dropped.
-  std::vector<Recomputation> start;
+  // Whether the arena can lay out a plan that reaches the target (the expanded graph
+  // and its order) within it: the caller's placement. Asked once of each plan that
+  // would become the result; a refused one is none, and until one is accepted the
+  // search aims below the peak of each it refused. Unset: every plan is laid out at
+  // its peak.
+  std::function<bool(const Graph& expanded, const Order& order)> lays_out;
 };
 
 struct RematResult {
