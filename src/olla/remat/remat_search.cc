@@ -825,27 +825,30 @@ bool HasRecomputableActivation(const Graph& graph) {
 
 RematResult Rematerialize(const Graph& graph, const Order& order,
                           const RematOptions& given, const Budget& budget) {
-  // The target the search holds its plans to: below the peak of every plan the
-  // caller's layout refuses while it has accepted none.
+  // The peak the descents and the pruning hold plans to (`options.target_bytes`): the
+  // target, or below the peak of each plan the caller's layout refused while it has
+  // accepted none. A result is a plan within the target (`given`) that the layout
+  // accepts: a plan that peaks at the target can fail to be laid out within it at all
+  // (Checkmate's ResNet50 at 11.25 % of its peak: 24 % above it by every placer
+  // tried), where one with room below it is laid out at its peak; and one that peaks
+  // between the two may be laid out where the refused one was not (vgg_unet at
+  // 39.65 %, whose first plan peaked at the floor).
+  const int64_t target = given.target_bytes;
   RematOptions options = given;
   const Search search(graph, order, options);
   Walk walk(graph, search, options, budget);
-  // Asks the layout about `s` once, when it reaches the target. Refused, it is no
-  // result, and while none has been accepted the search aims below its peak: a plan
-  // that peaks at its target can fail to be laid out within it at all (Checkmate's
-  // ResNet50 at 11.25 % of its peak: 24 % above by every placer tried), where one with
-  // room below the target is laid out at its peak.
-  bool accepted_one = false;
+  // The layout is asked about a plan once, when it would become the result.
   auto unasked = [&](const State& s) {
-    return options.lays_out && !s.m.laid_out &&
-           s.m.timeline.peak_bytes <= options.target_bytes;
+    return options.lays_out && !s.m.laid_out && s.m.timeline.peak_bytes <= target;
   };
+  bool accepted_one = false;
   auto ask = [&](State& s) {
     s.m.laid_out = options.lays_out(s.m.expanded->graph, s.m.order);
     if (*s.m.laid_out) {
       accepted_one = true;
+      options.target_bytes = target;
     } else if (!accepted_one) {
-      options.target_bytes = s.m.timeline.peak_bytes - 1;
+      options.target_bytes = std::min(options.target_bytes, s.m.timeline.peak_bytes - 1);
     }
   };
   // Nothing dropped is always valid; its measurement spends no work.
@@ -895,10 +898,9 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   starts.push_back(std::move(greedy));
   if (checkpointed) starts.push_back(std::move(*checkpointed));
   for (;;) {
-    auto most = std::max_element(starts.begin(), starts.end(),
-                                 [&](const State& a, const State& b) {
-                                   return Better(b.m, a.m, options.target_bytes);
-                                 });
+    auto most = std::max_element(
+        starts.begin(), starts.end(),
+        [&](const State& a, const State& b) { return Better(b.m, a.m, target); });
     if (!unasked(*most)) {
       best = std::move(*most);
       break;
@@ -914,8 +916,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   State current = best;
   int32_t restarts = 0;
   auto optimal = [&] {
-    return Reaches(best.m, options.target_bytes) &&
-           best.m.added_cost <= options.cost_floor;
+    return Reaches(best.m, target) && best.m.added_cost <= options.cost_floor;
   };
   for (int32_t stall = 0; stall < options.stall_rounds && !walk.out() && !optimal();
        ++stall) {
@@ -924,12 +925,12 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
     if (!next) continue;
     walk.Descend(*next, &rng);
     walk.Prune(*next, &current.choice);
-    if (unasked(*next) && Better(next->m, best.m, options.target_bytes)) ask(*next);
-    if (Better(next->m, best.m, options.target_bytes)) {
+    if (unasked(*next) && Better(next->m, best.m, target)) ask(*next);
+    if (Better(next->m, best.m, target)) {
       best = *next;
       current = std::move(*next);
       stall = -1;
-    } else if (!Better(current.m, next->m, options.target_bytes) || rng() % 8 == 0) {
+    } else if (!Better(current.m, next->m, target) || rng() % 8 == 0) {
       current = std::move(*next);
     } else if ((stall + 1) % std::max(1, options.stall_rounds / 10) == 0) {
       current = best;
@@ -940,7 +941,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   result.order = std::move(best.m.order);
   result.peak_bytes = best.m.timeline.peak_bytes;
   result.added_cost = best.m.added_cost;
-  result.reached = Reaches(best.m, given.target_bytes);
+  result.reached = Reaches(best.m, target);
   result.measurements = walk.measurements() + 1;
   // Nothing dropped measured first: it reached the target when nothing else did.
   if (result.reached) result.measurements_to_reach = walk.reached_after() + 1;
