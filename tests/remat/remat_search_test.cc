@@ -125,17 +125,21 @@ struct NeedsRoomAbovePeak {
   }
 };
 
+// The search on `graph` at `layout`'s target, asking `layout`.
+RematResult SearchWithLayout(const Graph& graph, NeedsRoomAbovePeak& layout) {
+  RematOptions options;
+  options.target_bytes = layout.target;
+  options.lays_out = [&](const Graph& g, const Order& o) { return layout(g, o); };
+  return Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
+}
+
 // The chain at 9 units, laid out only with 2 units above the peak: the plans at 9 and
 // 8 are refused, and the search goes on below them to one that is laid out (at most 7,
 // the chain's best). Without aiming below a refused plan the descent stops at it.
 TEST(RematerializeTest, AimsBelowThePlansTheLayoutRefuses) {
   const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
-  RematOptions options;
-  options.target_bytes = 9000;
   NeedsRoomAbovePeak layout{.target = 9000, .extra = 2000};
-  options.lays_out = [&](const Graph& g, const Order& o) { return layout(g, o); };
-  const RematResult result =
-      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
+  const RematResult result = SearchWithLayout(graph, layout);
   EXPECT_TRUE(result.reached);
   EXPECT_LE(result.peak_bytes, 7000);
   EXPECT_GE(layout.refused, 1);
@@ -147,12 +151,8 @@ TEST(RematerializeTest, AimsBelowThePlansTheLayoutRefuses) {
 // A plan no layout accepts is no result, however low it peaks.
 TEST(RematerializeTest, APlanTheLayoutRefusesIsNoResult) {
   const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
-  RematOptions options;
-  options.target_bytes = 9000;
   NeedsRoomAbovePeak layout{.target = 9000, .extra = 9000};
-  options.lays_out = [&](const Graph& g, const Order& o) { return layout(g, o); };
-  const RematResult result =
-      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
+  const RematResult result = SearchWithLayout(graph, layout);
   EXPECT_FALSE(result.reached);
   EXPECT_GE(layout.refused, 1);
   EXPECT_EQ(layout.refused, layout.asked);

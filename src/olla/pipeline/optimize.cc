@@ -298,22 +298,28 @@ class Recipe {
     if (result_.recompute_floor)
       remat.aim_bytes = result_.recompute_floor->every_plan.bytes;
     if (bound.reachable) remat.cost_floor = bound.cost;
-    // The last plan laid out within the budget, with its order and arena.
+    // A plan's order placed with the budget as capacity, with its arena.
     struct LaidOut {
       olla::Order order;
       ArenaProblem arena;
       PlacedArena placed;
     };
+    auto lay_out = [&](const Graph& expanded, const olla::Order& order,
+                       double share) -> StatusOr<LaidOut> {
+      OLLA_ASSIGN_OR_RETURN(ArenaProblem arena,
+                            MakeArenaProblem(expanded, order, options_.alignment));
+      OLLA_ASSIGN_OR_RETURN(PlacedArena placed, PlaceArena(expanded, order, arena,
+                                                           PlaceOptionsOf(memory_budget),
+                                                           budget_.Split(share)));
+      return LaidOut{order, std::move(arena), std::move(placed)};
+    };
+    // The last plan the search's layout accepted. A plan whose arena cannot be built
+    // is refused here; placed again below, its error is the command's.
     std::optional<LaidOut> laid_out;
     remat.lays_out = [&](const Graph& expanded, const olla::Order& order) {
-      StatusOr<ArenaProblem> arena =
-          MakeArenaProblem(expanded, order, options_.alignment);
-      if (!arena.ok()) return false;
-      StatusOr<PlacedArena> placed =
-          PlaceArena(expanded, order, *arena, PlaceOptionsOf(memory_budget),
-                     budget_.Split(share::kRecomputeLayOut));
-      if (!placed.ok() || placed->plan.arena_bytes > memory_budget) return false;
-      laid_out = LaidOut{order, std::move(arena).value(), std::move(placed).value()};
+      StatusOr<LaidOut> tried = lay_out(expanded, order, share::kRecomputeLayOut);
+      if (!tried.ok() || tried->placed.plan.arena_bytes > memory_budget) return false;
+      laid_out = std::move(tried).value();
       return true;
     };
     RematResult found =
@@ -323,13 +329,7 @@ class Recipe {
       OLLA_ASSIGN_OR_RETURN(ExpandedGraph expanded, ExpandGraph(graph_, found.recompute));
       if (!found.reached || !laid_out || laid_out->order != found.order) {
         OLLA_ASSIGN_OR_RETURN(
-            ArenaProblem arena,
-            MakeArenaProblem(expanded.graph, found.order, options_.alignment));
-        OLLA_ASSIGN_OR_RETURN(
-            PlacedArena placed,
-            PlaceArena(expanded.graph, found.order, arena, PlaceOptionsOf(memory_budget),
-                       budget_.Split(share::kRecomputePlace)));
-        laid_out = LaidOut{found.order, std::move(arena), std::move(placed)};
+            laid_out, lay_out(expanded.graph, found.order, share::kRecomputePlace));
       }
       if (laid_out->placed.plan.arena_bytes < plan.arena_bytes) {
         plan = std::move(laid_out->placed.plan);
