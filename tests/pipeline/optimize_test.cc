@@ -138,19 +138,21 @@ TEST(OptimizeTest, ABudgetBelowTheRecomputeFloorIsRefutedBeforeAnySearch) {
 }
 
 // Between the floor of every plan (4 units) and that of the plans the search makes (5:
-// the loss's gradient, read again last, exists once there), a budget is refuted before
-// any search too, and the line says what a plan would have to run again.
+// the loss's gradient, read again last and returned by the step, exists once there), a
+// budget is refuted before any search too, and the line says what a plan would have to
+// make again.
 TEST(OptimizeTest, ABudgetBelowTheSearchedFloorIsRefutedBeforeAnySearch) {
   const Graph graph =
-      testing::MakeTrainingChainReadingTheLossGradientLast(4, 1000).builder.Build();
+      testing::MakeTrainingChainReadingTheLossGradientLast(4, 1000, /*returned=*/true)
+          .builder.Build();
   const OptimizeResult result = RefutedBeforeAnySearch(graph, 4500);
   EXPECT_EQ(
       result.reason,
       "no plan budget mode can make fits in 4500 bytes: 5000 bytes are live at op 6 "
-      "'v6' in every plan that runs only forward ops again (proof: the searched "
-      "floor, its inputs, outputs and workspace, 3000 bytes, and 2000 bytes live "
-      "there that no forward op run again frees; no plan, recomputing or "
-      "not, needs less than 4000 bytes)");
+      "'v6' in every plan that never makes the step's outputs again (proof: the "
+      "searched floor, its inputs, outputs and workspace, 3000 bytes, and 2000 bytes "
+      "live there that no recomputation budget mode makes frees; no plan, recomputing "
+      "or not, needs less than 4000 bytes)");
 
   OptimizeOptions options;
   options.alignment = 1;

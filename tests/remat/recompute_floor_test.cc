@@ -69,13 +69,33 @@ TEST(RecomputeFloorTest, NoPlanTheSearchFindsPeaksBelowIt) {
   }
 }
 
-// A gradient read again at the end of the backward pass exists once in every plan the
-// search makes: at layer 2's backward op its 1,000 bytes join the footprint and the
-// input. A plan that ran the loss's backward op again could free it, so the floor of
-// every plan stays 4,000; no plan the search finds, at any target, goes below 5,000.
-TEST(RecomputeFloorTest, TheSearchedFloorKeepsWhatBackwardOpsWrite) {
+// A gradient read again at the end of the backward pass (a residual connection) is
+// freed between its two readers only by running the loss's backward op again, for
+// the second: the search does (recomputable.h), so its floor is every plan's, and it
+// reaches every target down to it. Were backward ops never run again, the gradient's
+// 1,000 bytes would join layer 2's backward op's footprint and the input (5,000).
+TEST(RecomputeFloorTest, TheSearchRunsABackwardOpAgainDownToTheFloor) {
+  const Graph graph =
+      testing::MakeTrainingChainReadingTheLossGradientLast(4, 1000).builder.Build();
+  const RecomputeFloor floor = ComputeRecomputeFloor(graph);
+  EXPECT_EQ(floor.every_plan.bytes, 4000);
+  EXPECT_EQ(floor.searched.bytes, 4000);
+  for (int64_t target = 9000; target >= 3500; target -= 500) {
+    const int64_t peak = PeakOfTheSearchFor(graph, target);
+    EXPECT_GE(peak, floor.searched.bytes) << "target " << target;
+    if (target >= 4000) {
+      EXPECT_LE(peak, target) << "target " << target;  // Reached where a plan exists.
+    }
+  }
+}
+
+// Returned by the step, the same gradient exists once in every plan the search makes
+// (it never makes an output again): at layer 2's backward op its 1,000 bytes join the
+// footprint and the input. A plan that made it again at the end could free it, so the
+// floor of every plan stays 4,000; no plan the search finds goes below 5,000.
+TEST(RecomputeFloorTest, TheSearchedFloorKeepsTheStepsOutputs) {
   const testing::TrainingChain chain =
-      testing::MakeTrainingChainReadingTheLossGradientLast(4, 1000);
+      testing::MakeTrainingChainReadingTheLossGradientLast(4, 1000, /*returned=*/true);
   const Graph graph = chain.builder.Build();
   const RecomputeFloor floor = ComputeRecomputeFloor(graph);
   EXPECT_EQ(floor.every_plan.bytes, 4000);

@@ -47,15 +47,18 @@ inline TrainingChain MakeTrainingChain(int layers, int64_t bytes) {
 
 // The chain with a residual connection in its backward pass: one more backward op reads
 // the loss's gradient again after the input's gradient is made, so that gradient is
-// live across every backward op. Only a second run of the loss's backward op could
-// free it there, which budget mode's search never makes (recomputable.h).
+// live across every backward op unless the loss's backward op runs again for that
+// reader. With `returned`, the loss's gradient is also an output of the step, which
+// budget mode's search never makes again (recomputable.h).
 inline TrainingChain MakeTrainingChainReadingTheLossGradientLast(int layers,
-                                                                 int64_t bytes) {
+                                                                 int64_t bytes,
+                                                                 bool returned = false) {
   TrainingChain chain = MakeTrainingChain(layers, bytes);
   GraphBuilder& b = chain.builder;
   const OpId input_backward = chain.backward.front();
   const BufferId input_grad = b.ops()[input_backward.index()].allocates.front();
   const BufferId loss_grad = b.ops()[chain.backward.back().index()].uses.front();
+  b.buffers()[loss_grad.index()].output = returned;
   b.Op({b.Output(bytes, "residual_grad")}, {loss_grad, input_grad});
   b.ops().back().phase = Phase::kBackward;
   b.ops().back().type = "aten::add.Tensor";

@@ -67,9 +67,10 @@ void Conclude(const Graph& graph, OptimizeResult& result) {
     const FloorAt& floor = floors.searched;
     result.reason = fmt::format(
         "no plan budget mode can make fits in {} bytes: {} bytes are live at {} in every "
-        "plan that runs only forward ops again (proof: the searched floor, its inputs, "
-        "outputs and workspace, {} bytes, and {} bytes live there that no forward op run "
-        "again frees; no plan, recomputing or not, needs less than {} bytes)",
+        "plan that never makes the step's outputs again (proof: the searched floor, its "
+        "inputs, outputs and workspace, {} bytes, and {} bytes live there that no "
+        "recomputation budget mode makes frees; no plan, recomputing or not, needs less "
+        "than {} bytes)",
         budget, floor.bytes, graph.Describe(floor.op), floor.footprint_bytes,
         floor.kept_bytes, floors.every_plan.bytes);
     return;

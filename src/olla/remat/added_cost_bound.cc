@@ -37,13 +37,14 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
     int32_t variable = -1;
     for (BufferId b : graph.op(OpId(o)).allocates) {
       if (!buffers.droppable[b.index()]) continue;
-      // Free from its last use outside the backward pass to its last use, but at the
-      // steps of its backward readers, which read it or a copy.
+      // Free from its last early use to its last use, but at the steps of its late
+      // readers (recomputable.h), which read it or a copy.
+      const std::vector<OpId>& late = buffers.late_users[b.index()];
       int32_t after = step_of[static_cast<size_t>(o)];
       std::vector<int32_t> reads;
       for (OpId user : graph.users(b)) {
         const int32_t at = step_of[user.index()];
-        if (graph.op(user).phase == Phase::kBackward)
+        if (std::find(late.begin(), late.end(), user) != late.end())
           reads.push_back(at);
         else
           after = std::max(after, at);

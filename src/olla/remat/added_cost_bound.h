@@ -2,11 +2,11 @@
 // can say how far its plan is from the best there is (docs/budget.md).
 //
 // The plans it bounds keep the given order of the graph's ops and recompute as the
-// search does (recomputable.h): a dropped buffer's copies serve its backward readers,
+// search does (recomputable.h): a dropped buffer's copies serve its late readers,
 // made by any number of runs of its producer. In every such plan, at the step of a
 // graph op, every buffer live there in the order stays live (as itself or a copy)
-// unless it is dropped, the step lies after its last reader outside the backward pass,
-// and the op there does not read it (with a copy for each reader, a dropped buffer
+// unless it is dropped, the step lies after its last early reader, and the op there
+// does not read it (with a copy for each reader, a dropped buffer
 // need exist only where it is read); copies and the inputs runs keep alive only add
 // bytes. So at each step whose live bytes exceed the target, the producers
 // run again must together free the excess from the buffers that can be freed there.

@@ -16,12 +16,11 @@
 // from the arena.
 //
 // The same argument over a smaller set of plans gives a second floor, never lower: the
-// plans budget mode's search makes, which run again only forward ops
-// (recomputable.h). There every buffer a backward op writes exists once too: a
-// gradient that a residual connection reads again is live across the whole branch's
-// backward pass. A budget between the two floors has no plan the search can find (it
-// is refuted at once, the search not run), though a plan that runs backward ops again
-// might fit it.
+// plans budget mode's search makes (recomputable.h), which never make the step's
+// outputs again (the loss, a gradient the step returns): there such a buffer exists
+// once too, from its producer to its last reader. A budget between the two floors has
+// no plan the search can find (it is refuted at once, the search not run), though a
+// plan that made an output again at the step's end might fit it.
 //
 // Cost: twice that of the forced-live set (lower_bounds.h); anytime with a budget: ops
 // the budget did not reach count their footprint only, a weaker bound, still a bound.
@@ -33,6 +32,7 @@
 #include "olla/core/budget.h"
 #include "olla/core/ids.h"
 #include "olla/graph/graph.h"
+#include "olla/remat/recomputable.h"
 
 namespace olla {
 
@@ -46,7 +46,7 @@ struct FloorAt {
 
 struct RecomputeFloor {
   FloorAt every_plan;    // Whatever recompute_rules.h lets run again.
-  FloorAt searched;      // Only what budget mode's search runs again; >= every_plan.
+  FloorAt searched;      // Only what budget mode's search makes again; >= every_plan.
   bool complete = true;  // Every op's forced-live sets were computed.
 
   // Whether reports name the searched floor too.
@@ -56,9 +56,16 @@ struct RecomputeFloor {
 // Which buffers no recomputation can make again (by index): those without a producer
 // and those whose producer recompute_rules.h refuses to run twice.
 std::vector<bool> BuffersNoRecomputationFrees(const Graph& graph);
-// Those budget mode's search never makes again: every buffer recomputable.h does not
-// call copyable (persistent ones aside, which no floor counts).
-std::vector<bool> BuffersTheSearchNeverFrees(const Graph& graph);
+// Those budget mode's search never makes again within `reach`: every buffer
+// recomputable.h does not call copyable (persistent ones aside, which no floor counts).
+std::vector<bool> BuffersTheSearchNeverFrees(const Graph& graph,
+                                             Reach reach = Reach::kWholeStep);
+
+// The floor of the plans the search makes within `reach` (RecomputeFloor::searched for
+// the whole step; for the activations, where the search turns to the whole step).
+// `complete`, when given, is cleared if the budget did not reach every op.
+FloorAt ComputeSearchedFloor(const Graph& graph, Reach reach, const Budget& budget,
+                             bool* complete = nullptr);
 
 RecomputeFloor ComputeRecomputeFloor(const Graph& graph, const Budget& budget = Budget());
 

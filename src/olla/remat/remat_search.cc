@@ -16,13 +16,18 @@
 #include "olla/plan/recompute_rules.h"
 #include "olla/remat/cost.h"
 #include "olla/remat/recomputable.h"
+#include "olla/remat/recompute_floor.h"
 #include "olla/remat/repeated_blocks.h"
 
 namespace olla {
 namespace {
 
-// What the search does with a buffer: keeps it, drops it after its forward uses with
-// one copy made again for every backward reader (or one for each group its cuts part),
+// The share of the search's budget for the floor of the activations' plans.
+constexpr double kFloorShare = 0.05;
+
+// What the search does with a buffer: keeps it, drops it after its early uses with
+// one copy made again for every late reader (recomputable.h: an activation's backward
+// readers; a gradient's readers after the first), or one for each group its cuts part,
 // or with a copy for each reader (readers first needed at one place, the runs of a
 // chain that one backward op waits for, share one: never two copies made for one
 // place, and no chain of them doubling at every residual connection).
@@ -88,11 +93,11 @@ bool Reaches(const Measurement& m, int64_t target) {
 
 class Search {
  public:
-  Search(const Graph& graph, const Order& order, const RematOptions& options)
+  Search(const Graph& graph, const Order& order, const RematOptions& options, Reach reach)
       : graph_(graph),
         order_(order),
         options_(options),
-        buffers_(FindRecomputableBuffers(graph)),
+        buffers_(FindRecomputableBuffers(graph, reach)),
         blocks_(FindRepeatedBlocks(graph)) {
     cost_.resize(static_cast<size_t>(graph.num_ops()));
     for (int32_t o = 0; o < graph.num_ops(); ++o)
@@ -105,16 +110,19 @@ class Search {
   // Where `op` runs in the given order.
   int32_t position(OpId op) const { return position_[op.index()]; }
 
-  // Its users in the backward pass, in eager order.
-  const std::vector<OpId>& BackwardUsers(BufferId b) const {
-    return buffers_.backward_users[b.index()];
+  // The readers its copies serve when it is dropped (recomputable.h), in eager order.
+  const std::vector<OpId>& LateUsers(BufferId b) const {
+    return buffers_.late_users[b.index()];
   }
 
   // Its producer may run again to make a copy (for a recomputation that reads it).
   bool copyable(BufferId b) const { return buffers_.copyable[b.index()]; }
-  // Copyable, and read again in the backward pass: dropping it can free bytes.
+  // Copyable, and with late readers: dropping it can free bytes.
   bool droppable(BufferId b) const { return buffers_.droppable[b.index()]; }
   int64_t cost(OpId op) const { return cost_[op.index()]; }
+  bool MadeForward(BufferId b) const {
+    return graph_.op(graph_.producer(b)).phase == Phase::kForward;
+  }
   bool has_repeated_blocks() const { return !blocks_.classes.empty(); }
 
   // Calls `visit` on `b`, and with `tied` on the buffers at its place in the blocks
@@ -140,7 +148,7 @@ class Search {
     return first;
   }
 
-  // Every copyable buffer dropped with one copy, cut where each repeated block's
+  // Every copyable activation dropped with one copy, cut where each repeated block's
   // backward pass ends (the last place a backward op reads an output of the block):
   // each block's backward pass makes again, from what no drop frees, all that it
   // reads (O(L²) runs for L blocks). The least memory cuts reach at one per block, at
@@ -153,7 +161,7 @@ class Search {
       int32_t end = -1;
       for (OpId op : block) {
         for (BufferId b : graph_.op(op).allocates) {
-          for (OpId user : BackwardUsers(b)) end = std::max(end, position(user));
+          for (OpId user : LateUsers(b)) end = std::max(end, position(user));
         }
       }
       if (end >= 0) cuts.push_back(end);
@@ -161,7 +169,7 @@ class Search {
     Unique(cuts);
     Choice choice(graph_.num_buffers());
     for (int32_t b = 0; b < graph_.num_buffers(); ++b) {
-      if (!copyable(BufferId(b))) continue;
+      if (!copyable(BufferId(b)) || !MadeForward(BufferId(b))) continue;
       choice.mode[static_cast<size_t>(b)] = kOneCopy;
       choice.cuts[static_cast<size_t>(b)] = cuts;
     }
@@ -170,7 +178,7 @@ class Search {
 
   // The recomputations that `choice` makes (a mode per buffer: kKept, kOneCopy or
   // kCopyPerReader, its producer's mode when any of its outputs asks for a copy per
-  // reader; its outputs' cuts together). A run of an op serves the backward users of
+  // reader; its outputs' cuts together). A run of an op serves the late users of
   // its dropped outputs and feeds the runs that read them: one run for all of them, one
   // for each group of them its cuts part (by where each is first needed), or one for
   // each place one is first needed. An op whose copies nothing would read runs no more
@@ -195,7 +203,7 @@ class Search {
         per_reader = per_reader || mode == kCopyPerReader;
         const std::vector<int32_t>& at = choice.cuts[b.index()];
         cuts.insert(cuts.end(), at.begin(), at.end());
-        for (OpId user : BackwardUsers(b)) serves.push_back(user);
+        for (OpId user : LateUsers(b)) serves.push_back(user);
         for (OpId user : graph_.users(b)) {
           for (int32_t run : runs_of[user.index()]) feeds.push_back(run);
         }
@@ -381,7 +389,7 @@ class Search {
   // For each droppable buffer live at the peak step and not used there: dropping it
   // alone, dropping it with the droppable inputs its recomputation would bring back
   // to life across the step (transitively), and, as a last resort, dropping it with
-  // those and cutting after its last backward reader every copy its recomputation
+  // those and cutting after its last late reader every copy its recomputation
   // reads (transitively), so that the runs that make it again are not the ones the
   // later backward ops read, and no copy waits between the two. For each copy live
   // there and not used there: a cut at the step (a run before, another after, besides
@@ -453,11 +461,16 @@ class Search {
                       {},
                       graph_.buffer(id).size,
                       recomputed[producer.index()] ? 0 : cost(producer)};
+      // A gradient made again (its backward op run twice): a last resort, tried when
+      // no activation's drop helps, lest the descent spend its rounds on the backward
+      // pass where the forward pass's drops reach lower (Checkmate's ResNet50).
+      alone.last_resort = !MadeForward(id);
       for (BufferId input : graph_.op(producer).uses) {
         if (dead_at_step(input)) alone.freed -= graph_.buffer(input).size;
       }
       // With its chain: inputs dead at the step that can be dropped are recomputed too.
       Candidate chain{{id}, {}, {}, graph_.buffer(id).size, alone.added};
+      chain.last_resort = alone.last_resort;
       std::vector<char> in_chain(static_cast<size_t>(graph_.num_buffers()), 0);
       in_chain[id.index()] = 1;
       bool longer = false;
@@ -477,22 +490,33 @@ class Search {
           }
         }
       }
-      // With its chain, and every copy the chain reads cut after its last backward
-      // reader: made once for it, once more for the later backward ops.
-      Candidate apart = chain;
-      const int32_t last_reader = position(BackwardUsers(id).back());
-      std::vector<BufferId> reads;
-      for (BufferId link : apart.drop) {
-        const std::vector<BufferId>& uses = graph_.op(graph_.producer(link)).uses;
-        reads.insert(reads.end(), uses.begin(), uses.end());
-        if (link != id) apart.cut.push_back({link, last_reader});
+      // With its chain, and every copy the chain reads cut apart from the chain's run:
+      // after its last late reader (an activation: made once for it, once more for
+      // the later backward ops), or before its first (a gradient read again where a
+      // residual connection joins: the earlier backward ops read the copies the chain
+      // that makes it again reads, and none of them should wait for the join).
+      int32_t first_reader = std::numeric_limits<int32_t>::max();
+      int32_t last_reader = -1;
+      for (OpId user : LateUsers(id)) {
+        first_reader = std::min(first_reader, position(user));
+        last_reader = std::max(last_reader, position(user));
       }
-      cut_copies_read(std::move(reads), last_reader, apart);
-      apart.last_resort = true;
-      if (!apart.cut.empty()) rank(std::move(apart));
-      // Alone, a copy for each backward reader (none waits between two of them): a
+      for (const int32_t cut_at : {last_reader, first_reader - 1}) {
+        if (cut_at < 0 || (cut_at != last_reader && MadeForward(id))) continue;
+        Candidate apart = chain;
+        std::vector<BufferId> reads;
+        for (BufferId link : apart.drop) {
+          const std::vector<BufferId>& uses = graph_.op(graph_.producer(link)).uses;
+          reads.insert(reads.end(), uses.begin(), uses.end());
+          if (link != id) apart.cut.push_back({link, cut_at});
+        }
+        cut_copies_read(std::move(reads), cut_at, apart);
+        apart.last_resort = true;
+        if (!apart.cut.empty()) rank(std::move(apart));
+      }
+      // Alone, a copy for each late reader (none waits between two of them): a
       // last resort, tried when nothing else helps.
-      const auto readers = static_cast<int64_t>(BackwardUsers(id).size());
+      const auto readers = static_cast<int64_t>(LateUsers(id).size());
       if (readers > 1) {
         Candidate each = alone;
         each.split = std::move(each.drop);
@@ -775,9 +799,11 @@ class Walk {
     return next;
   }
 
-  // Counts the measurements of a walk over a part of this one's budget as this one's.
+  // Counts the measurements of a walk over a part of this one's budget as this one's
+  // (and when it reached its target, as reaching this one's: unless that lies above).
   void Add(const Walk& part) {
-    if (reached_after_ == 0 && part.reached_after_ > 0)
+    if (reached_after_ == 0 && part.reached_after_ > 0 &&
+        part.options_.target_bytes <= options_.target_bytes)
       reached_after_ = measurements_ + part.reached_after_;
     measurements_ += part.measurements_;
     out_ = out_ || budget_.Exhausted();
@@ -816,15 +842,13 @@ class Walk {
   bool out_ = false;
 };
 
-}  // namespace
-
-bool HasRecomputableActivation(const Graph& graph) {
-  const std::vector<char> droppable = FindRecomputableBuffers(graph).droppable;
-  return std::find(droppable.begin(), droppable.end(), 1) != droppable.end();
-}
-
-RematResult Rematerialize(const Graph& graph, const Order& order,
-                          const RematOptions& given, const Budget& budget) {
+// The search over the buffers `search` may drop, from `start` (the header's steps): the
+// tied descent where blocks repeat; short of the target, a descent from a checkpoint at
+// every block too (`from_nothing` only: a later reach starts from the best of the one
+// before, which had it); the descent block by block; the large-neighbourhood search.
+// The best it found, the layout asked of it; its work counted in `total`.
+State SearchReach(const Graph& graph, const Search& search, const RematOptions& given,
+                  const Budget& budget, State start, bool from_nothing, Walk& total) {
   // The peak the descents and the pruning hold plans to (`options.target_bytes`): the
   // target, or below the peak of each plan the caller's layout refused while it has
   // accepted none. A result is a plan within the target (`given`) that the layout
@@ -835,7 +859,6 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   // 39.65 %, whose first plan peaked at the floor).
   const int64_t target = given.target_bytes;
   RematOptions options = given;
-  const Search search(graph, order, options);
   Walk walk(graph, search, options, budget);
   // The layout is asked about a plan once, when it would become the result.
   auto unasked = [&](const State& s) {
@@ -851,10 +874,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
       options.target_bytes = std::min(options.target_bytes, s.m.timeline.peak_bytes - 1);
     }
   };
-  // Nothing dropped is always valid; its measurement spends no work.
-  const Choice nothing(graph.num_buffers());
-  std::optional<Measurement> none = search.Measure(nothing);
-  State best{nothing, std::move(*none)};
+  State best = std::move(start);
   // Repeated blocks decided together first: each move made in every block that repeats
   // it, so that the descent takes the rounds of one block (a plan soon, on any depth),
   // given back together and then block by block. Short of the target, a descent from
@@ -875,7 +895,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   // reaches peaks the one from nothing dropped does not (vit_b_16 at batch 32 aiming
   // at its floor of 252 MB: 271 MB against 349 MB, remat_search_test.cc), and the
   // pruning gives back what the target does not need.
-  if (tie && best.m.timeline.peak_bytes > options.target_bytes) {
+  if (tie && from_nothing && best.m.timeline.peak_bytes > options.target_bytes) {
     const Budget half = budget.Split(0.5);
     Walk from_checkpoints(graph, search, options, half);
     checkpointed = from_checkpoints.Measure(search.CheckpointEveryBlock());
@@ -936,16 +956,65 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
       current = best;
     }
   }
+  total.Add(walk);
+  return best;
+}
+
+// Whether the whole step has buffers to drop that the activations do not.
+bool ReachesFurther(const Graph& graph) {
+  return FindRecomputableBuffers(graph, Reach::kWholeStep).droppable !=
+         FindRecomputableBuffers(graph, Reach::kActivations).droppable;
+}
+
+}  // namespace
+
+bool HasRecomputableActivation(const Graph& graph) {
+  const std::vector<char> droppable = FindRecomputableBuffers(graph).droppable;
+  return std::find(droppable.begin(), droppable.end(), 1) != droppable.end();
+}
+
+RematResult Rematerialize(const Graph& graph, const Order& order,
+                          const RematOptions& options, const Budget& budget) {
+  // The activations first, then, short of the target, the whole step from their best
+  // (recomputable.h). Below the floor of the activations' plans, where no plan of
+  // theirs reaches the target, their search aims at that floor and stops there (what
+  // it adds matters not: the whole step's search goes on from it), and its plans are
+  // no results (not laid out).
+  const Search activations(graph, order, options, Reach::kActivations);
+  const bool further = ReachesFurther(graph);
+  RematOptions first = options;
+  if (further) {
+    const int64_t floor =
+        ComputeSearchedFloor(graph, Reach::kActivations, budget.Split(kFloorShare)).bytes;
+    if (options.target_bytes < floor) {
+      first.target_bytes = floor;
+      first.cost_floor = std::numeric_limits<int64_t>::max();
+      first.lays_out = nullptr;
+    }
+  }
+  Walk total(graph, activations, options, budget);
+  // Nothing dropped is always valid; its measurement spends no work.
+  const Choice nothing(graph.num_buffers());
+  State best = SearchReach(graph, activations, first, budget,
+                           State{nothing, std::move(*activations.Measure(nothing))},
+                           /*from_nothing=*/true, total);
+  if (further && !Reaches(best.m, options.target_bytes) && !total.out()) {
+    // Its measurement holds for the whole step's search: the activations' late
+    // readers are the same in both.
+    const Search whole(graph, order, options, Reach::kWholeStep);
+    best = SearchReach(graph, whole, options, budget, std::move(best),
+                       /*from_nothing=*/false, total);
+  }
   RematResult result;
   result.recompute = std::move(best.m.recompute);
   result.order = std::move(best.m.order);
   result.peak_bytes = best.m.timeline.peak_bytes;
   result.added_cost = best.m.added_cost;
-  result.reached = Reaches(best.m, target);
-  result.measurements = walk.measurements() + 1;
+  result.reached = Reaches(best.m, options.target_bytes);
+  result.measurements = total.measurements() + 1;
   // Nothing dropped measured first: it reached the target when nothing else did.
-  if (result.reached) result.measurements_to_reach = walk.reached_after() + 1;
-  result.stopped_by = walk.out() ? budget.Reached() : Budget::Limit::kNone;
+  if (result.reached) result.measurements_to_reach = total.reached_after() + 1;
+  result.stopped_by = total.out() ? budget.Reached() : Budget::Limit::kNone;
   return result;
 }
 

@@ -4,9 +4,10 @@
 //
 // The search keeps the order it is given (the scheduler's, the best there is without
 // recomputation) and runs each recomputation just before the first op that reads its
-// copies, so it measures exactly the peak of each choice. A dropped buffer (made by a
-// forward op that recompute_rules.h allows, read again in the backward pass) gets its
-// copies from one run of its producer for all its backward readers, from one for each
+// copies, so it measures exactly the peak of each choice. A dropped buffer (made by an
+// op that recompute_rules.h allows, with late readers: an activation read again in the
+// backward pass, or a gradient read again where a residual connection joins) gets its
+// copies from one run of its producer for all its late readers, from one for each
 // group its cuts part (the readers needed up to a step of the order, those up to the
 // next cut, and so on: checkpoints of checkpoints, a layer's input made again for each
 // later layer's backward pass), or from one run for each place a reader first needs

@@ -40,7 +40,8 @@ std::string FloorsText(const RecomputeFloor& floors) {
                                  FormatBytes(floors.every_plan.bytes));
   if (floors.searched_is_higher()) {
     text += fmt::format(
-        "; {} for every plan that runs only forward ops again (the searched floor)",
+        "; {} for every plan that never makes the step's outputs again (the searched "
+        "floor)",
         FormatBytes(floors.searched.bytes));
   }
   return text;
