@@ -24,10 +24,24 @@ RecomputableBuffers FindRecomputableBuffers(const Graph& graph, Reach reach) {
     found.copyable[i] = !buffer.persistent && !buffer.output && producer.valid() &&
                         may_rerun[producer.index()];
     if (!producer.valid()) continue;
-    const bool activation = graph.op(producer).phase == Phase::kForward;
     const std::span<const OpId> users = graph.users(BufferId(b));
-    for (size_t u = 0; u < users.size(); ++u) {
-      if (activation ? graph.op(users[u]).phase == Phase::kBackward : u > 0)
+    if (graph.op(producer).phase == Phase::kForward) {
+      for (OpId user : users) {
+        if (graph.op(user).phase == Phase::kBackward) found.late_users[i].push_back(user);
+      }
+    } else {
+      // Past the widest gap between two readers in eager order (the ops between
+      // them are where dropping it frees its bytes).
+      size_t widest = users.size();
+      int32_t gap = 0;
+      for (size_t u = 1; u < users.size(); ++u) {
+        const int32_t apart = users[u].value() - users[u - 1].value();
+        if (apart > gap) {
+          gap = apart;
+          widest = u;
+        }
+      }
+      for (size_t u = widest; u < users.size(); ++u)
         found.late_users[i].push_back(users[u]);
     }
     found.droppable[i] =

@@ -474,7 +474,27 @@ class Search {
       std::vector<char> in_chain(static_cast<size_t>(graph_.num_buffers()), 0);
       in_chain[id.index()] = 1;
       bool longer = false;
+      // A gradient's chain runs back through the backward pass to the loss and on
+      // through the forward pass, each level dearer (the loss's own gradient, 4 bytes,
+      // made again from the whole forward pass): for a gradient, the chain cut at each
+      // level is a candidate too, the inputs past it kept alive.
+      auto rank_cut_at = [&](size_t end) {
+        Candidate shorter = chain;
+        for (size_t i = end; i < shorter.drop.size(); ++i) {
+          const BufferId kept = shorter.drop[i];
+          shorter.freed -= graph_.buffer(kept).size;
+          if (!recomputed[graph_.producer(kept).index()])
+            shorter.added -= cost(graph_.producer(kept));
+        }
+        shorter.drop.resize(end);
+        rank(std::move(shorter));
+      };
+      size_t level_end = 1;  // chain.drop[0, level_end): the levels expanded so far.
       for (size_t next = 0; next < chain.drop.size(); ++next) {
+        if (next == level_end) {
+          if (!MadeForward(id) && next < chain.drop.size()) rank_cut_at(next);
+          level_end = chain.drop.size();
+        }
         const OpId from = graph_.producer(chain.drop[next]);
         for (BufferId input : graph_.op(from).uses) {
           if (in_chain[input.index()] || dropped[input.index()] || !dead_at_step(input))

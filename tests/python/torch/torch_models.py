@@ -1,5 +1,5 @@
-"""Small models for the runtime's tests: a GPT-style decoder with a tied head, and an
-MLP of six tanh layers with its batch."""
+"""Small models for the runtime's tests: a GPT-style decoder with a tied head, an MLP of
+six tanh layers with its batch, and a residual block under a linear loss."""
 
 import torch
 from torch import nn
@@ -46,3 +46,29 @@ def mlp_batch():
     generator = torch.Generator().manual_seed(1)
     return torch.randn(256, 64, generator=generator), torch.randint(0, 4, (256,),
                                                                       generator=generator)
+
+
+class ResidualMLP(nn.Module):
+    """An input layer, then one residual block whose branch narrows 256 -> 64 -> 256."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(16, 256)
+        self.branch = nn.Sequential(nn.Linear(256, 64), nn.GELU(), nn.Linear(64, 256))
+
+    def forward(self, x):
+        h = self.inp(x)
+        return h + self.branch(h)
+
+
+def linear_loss(output, targets):
+    """The output's product with the targets, averaged: its gradient, read by the
+    branch's backward pass and again where the skip joins it, is made again from the
+    targets by two backward ops."""
+    return (output * targets).mean()
+
+
+def residual_batch():
+    generator = torch.Generator().manual_seed(3)
+    return (torch.randn(512, 16, generator=generator),
+            torch.randn(512, 256, generator=generator))
