@@ -17,7 +17,7 @@ of any plan. Writes bench/results/checkmate.md.
 Beside each plan, the bound on the compute any plan on the order adds (the covering ILP
 of docs/budget.md) and the gap to it; then, per graph, the smallest budget budget mode
 fits (a bisection) against the recompute floor of every plan and the floor of the plans
-budget mode searches (only forward ops run again).
+budget mode searches (which never make the step's outputs again).
 """
 
 import argparse
@@ -105,8 +105,8 @@ def main():
         "(docs/budget.md, the covering ILP); gap: compute added less the bound, in points "
         "of the step (0.00: the plan is optimal on the order, to rounding). "
         "Floor: the recompute floor, below which no plan exists; searched floor: the "
-        "floor of the plans budget mode searches, which run only forward ops again "
-        "(docs/budget.md; a budget under it is refuted at once).", "",
+        "floor of the plans budget mode searches, which never make the step's outputs "
+        "again (docs/budget.md; a budget under it is refuted at once).", "",
         "| graph | ops | peak | budget | fits | arena | compute added | bound | gap | "
         "runs | floor | searched floor |",
         "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
