@@ -169,11 +169,11 @@ TEST(RematerializeTest, NeverRecomputesRandomOrInPlaceOps) {
       Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
   EXPECT_FALSE(result.reached);
   EXPECT_TRUE(result.recompute.empty());
-  EXPECT_FALSE(HasRecomputableActivation(graph));
+  EXPECT_FALSE(HasRecomputableBuffer(graph));
 
   for (OpId op : chain.forward)
     chain.builder.ops()[op.index()].type = "aten::mul_.Tensor";
-  EXPECT_FALSE(HasRecomputableActivation(chain.builder.Build()));
+  EXPECT_FALSE(HasRecomputableBuffer(chain.builder.Build()));
 }
 
 TEST(RematerializeTest, AWorkLimitStopsItWithAValidResult) {

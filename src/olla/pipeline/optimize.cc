@@ -161,7 +161,7 @@ class Recipe {
     result_.alignment = options.alignment;
     result_.memory_budget = options.memory_budget;
     may_recompute_ =
-        options.memory_budget && options.recompute && HasRecomputableActivation(graph);
+        options.memory_budget && options.recompute && HasRecomputableBuffer(graph);
   }
 
   // The eager order, the lower bounds, and where recomputation may meet the budget, the

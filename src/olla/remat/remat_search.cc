@@ -27,7 +27,8 @@ constexpr double kFloorShare = 0.05;
 
 // What the search does with a buffer: keeps it, drops it after its early uses with
 // one copy made again for every late reader (recomputable.h: an activation's backward
-// readers; a gradient's readers after the first), or one for each group its cuts part,
+// readers; a gradient's readers past its widest gap), or one for each group its cuts
+// part,
 // or with a copy for each reader (readers first needed at one place, the runs of a
 // chain that one backward op waits for, share one: never two copies made for one
 // place, and no chain of them doubling at every residual connection).
@@ -512,9 +513,9 @@ class Search {
       }
       // With its chain, and every copy the chain reads cut apart from the chain's run:
       // after its last late reader (an activation: made once for it, once more for
-      // the later backward ops), or before its first (a gradient read again where a
-      // residual connection joins: the earlier backward ops read the copies the chain
-      // that makes it again reads, and none of them should wait for the join).
+      // the later backward ops), or just before its first (a gradient read again
+      // where a residual connection joins: the copies earlier backward ops read are
+      // made apart from the run that makes it again there, and none waits for it).
       int32_t first_reader = std::numeric_limits<int32_t>::max();
       int32_t last_reader = -1;
       for (OpId user : LateUsers(id)) {
@@ -988,7 +989,7 @@ bool ReachesFurther(const Graph& graph) {
 
 }  // namespace
 
-bool HasRecomputableActivation(const Graph& graph) {
+bool HasRecomputableBuffer(const Graph& graph) {
   const std::vector<char> droppable = FindRecomputableBuffers(graph).droppable;
   return std::find(droppable.begin(), droppable.end(), 1) != droppable.end();
 }
@@ -1012,6 +1013,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
       first.lays_out = nullptr;
     }
   }
+  // Counts the work of both searches (the search it names is not used).
   Walk total(graph, activations, options, budget);
   // Nothing dropped is always valid; its measurement spends no work.
   const Choice nothing(graph.num_buffers());

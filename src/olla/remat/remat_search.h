@@ -1,5 +1,5 @@
-// Rematerialize: which activations to drop after the forward pass and recompute before
-// their backward uses, so that an order peaks at most `target_bytes`, with the least
+// Rematerialize: which activations (and gradients) to drop and make again before their
+// late uses, so that an order peaks at most `target_bytes`, with the least
 // added compute (remat/cost.h) this search finds (docs/budget.md).
 //
 // The search keeps the order it is given (the scheduler's, the best there is without
@@ -12,6 +12,12 @@
 // next cut, and so on: checkpoints of checkpoints, a layer's input made again for each
 // later layer's backward pass), or from one run for each place a reader first needs
 // it; a run whose inputs were dropped reads their copies (chains).
+//
+// The search looks at the activations alone first (recomputable.h's reaches), and,
+// short of the target, goes on over the whole step from their best; below the floor of
+// the activations' plans (recompute_floor.h) their search aims at that floor and stops
+// there. Over the whole step from nothing dropped, Checkmate's ResNet50 stalled 10 %
+// above where the activations' search reaches.
 //
 // Where blocks repeat (repeated_blocks.h: a transformer's layers), a greedy descent
 // with every move made in all the blocks that repeat the one it is in comes first, so
@@ -89,9 +95,10 @@ struct RematResult {
   Budget::Limit stopped_by = Budget::Limit::kNone;
 };
 
-// Some activation could be dropped and recomputed (made by a forward op that may run
-// twice, read again in the backward pass): without one, recomputing lowers no peak.
-bool HasRecomputableActivation(const Graph& graph);
+// Some buffer could be dropped and made again (recomputable.h: an activation read again
+// in the backward pass, a gradient read again far off): without one, recomputing
+// lowers no peak.
+bool HasRecomputableBuffer(const Graph& graph);
 
 // `order` must be valid for `graph`. Without any recomputation that helps, the result
 // has none and the order's own peak.
