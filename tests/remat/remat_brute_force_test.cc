@@ -1,7 +1,8 @@
 // The search and the bound on its added compute against brute force: on small training
 // steps with skip connections (an activation read again by two distant backward ops),
-// every plan of the search's action space (each forward op kept, run again once for all
-// its readers, once for each, or twice, parted at a cut) is built, ordered as
+// and one with a gradient read again at a join, every plan of the search's action space
+// (each op kept, run again once for all its late readers, once for each, or twice,
+// parted at a cut) is built, ordered as
 // ExpandGraph orders it, checked and measured; wherever one of them reaches a target, the
 // search reaches it too, adding no more compute than the cheapest, and the bound is never
 // above either.
@@ -28,8 +29,10 @@ namespace {
 
 // `layers` forward ops, layer i reading activation i and, at random, activation i - 2
 // too (a skip); a loss; backward ops in reverse, layer i's reading the gradient after it
-// and every activation its forward op read. Sizes at random.
-Graph SkipChain(int layers, uint64_t seed) {
+// and every activation its forward op read. Sizes at random. With `residual_gradient`,
+// the loss's gradient (as large as the largest activation) is read again by a last
+// backward op, with the input's gradient (a residual join in the backward pass).
+Graph SkipChain(int layers, uint64_t seed, bool residual_gradient = false) {
   std::mt19937_64 rng(seed);
   testing::GraphBuilder b;
   std::vector<BufferId> activations = {b.Buffer(10, "input")};
@@ -45,12 +48,14 @@ Graph SkipChain(int layers, uint64_t seed) {
     b.ops().back().type = "aten::mul.Tensor";
     activations.push_back(out);
   }
-  BufferId grad = b.Buffer(10, "loss_grad");
+  const BufferId loss_grad = b.Buffer(residual_gradient ? 100 : 10, "loss_grad");
+  BufferId grad = loss_grad;
   b.Op({grad}, {activations.back()});
   b.ops().back().phase = Phase::kBackward;
   for (int i = layers - 1; i >= 0; --i) {
-    const BufferId next = i == 0 ? b.Output(10, "input_grad")
-                                 : b.Buffer(10 * static_cast<int64_t>(1 + rng() % 10));
+    const BufferId next = i == 0 && !residual_gradient
+                              ? b.Output(10, "input_grad")
+                              : b.Buffer(10 * static_cast<int64_t>(1 + rng() % 10));
     b.Op({next}, {});
     b.ops().back().uses = read[static_cast<size_t>(i)];
     b.ops().back().uses.push_back(grad);
@@ -58,11 +63,43 @@ Graph SkipChain(int layers, uint64_t seed) {
     b.ops().back().type = "aten::mul.Tensor";
     grad = next;
   }
+  if (residual_gradient) {
+    b.Op({b.Output(10, "joined_grad")}, {loss_grad, grad});
+    b.ops().back().phase = Phase::kBackward;
+    b.ops().back().type = "aten::add.Tensor";
+  }
   return b.Build();
 }
 
-// The runs that recompute the forward ops marked 1 (one run for every reader), 2 (a
-// run for each reader) and 3 + c (one run for the readers needed up to the c-th
+// The readers a run of `op` serves, from the definition (recomputable.h): a forward
+// op's outputs' backward readers; another op's outputs' readers past the widest gap
+// between two of them.
+std::vector<OpId> LateReaders(const Graph& graph, OpId op) {
+  std::vector<OpId> late;
+  for (BufferId out : graph.op(op).allocates) {
+    const auto users = graph.users(out);
+    size_t from = 0;
+    if (graph.op(op).phase == Phase::kForward) {
+      while (from < users.size() && graph.op(users[from]).phase != Phase::kBackward)
+        ++from;
+    } else {
+      int32_t gap = 0;
+      from = users.size();
+      for (size_t u = 1; u < users.size(); ++u) {
+        if (users[u].value() - users[u - 1].value() > gap) {
+          gap = users[u].value() - users[u - 1].value();
+          from = u;
+        }
+      }
+    }
+    late.insert(late.end(), users.begin() + static_cast<std::ptrdiff_t>(from),
+                users.end());
+  }
+  return late;
+}
+
+// The runs that recompute the ops marked 1 (one run for every late reader), 2 (a
+// run for each) and 3 + c (one run for the readers needed up to the c-th
 // backward op, another for the later ones: a cut), built here from the definition rather
 // than by the search's code. Op ids are the eager order's positions.
 std::vector<Recomputation> Runs(const Graph& graph, const std::vector<int>& choice) {
@@ -77,11 +114,10 @@ std::vector<Recomputation> Runs(const Graph& graph, const std::vector<int>& choi
     const int mode =
         o < static_cast<int32_t>(choice.size()) ? choice[static_cast<size_t>(o)] : 0;
     if (mode == 0) continue;
-    std::vector<OpId> serves;
+    std::vector<OpId> serves = LateReaders(graph, OpId(o));
     std::vector<int32_t> feeds;
     for (BufferId out : graph.op(OpId(o)).allocates) {
       for (OpId user : graph.users(out)) {
-        if (graph.op(user).phase == Phase::kBackward) serves.push_back(user);
         for (int32_t run : runs_of[user.value()]) feeds.push_back(run);
       }
     }
@@ -129,11 +165,11 @@ struct Found {
   int64_t cost = 0;
 };
 
-// Every plan of the action space, with `cuts` of the cut modes (3 + c, c < cuts): its
-// checked peak and its cost.
-std::vector<Found> EveryPlan(const Graph& graph, int layers, int cuts = 0) {
+// Every plan of the action space over the first `ops` ops, with `cuts` of the cut modes
+// (3 + c, c < cuts): its checked peak and its cost.
+std::vector<Found> EveryPlan(const Graph& graph, int ops, int cuts = 0) {
   std::vector<Found> found;
-  std::vector<int> choice(static_cast<size_t>(layers), 0);
+  std::vector<int> choice(static_cast<size_t>(ops), 0);
   for (;;) {
     Plan plan;
     plan.recompute = Runs(graph, choice);
@@ -175,12 +211,15 @@ RematResult Search(const Graph& graph, int64_t target) {
 
 // On `layers`-layer chains, every target some plan of the space with `cuts` cut modes
 // reaches: the search reaches it, no dearer than the cheapest, with a plan the checker
-// accepts at the peak the search measured.
-void ExpectEveryReachableTargetReached(int layers, int cuts) {
+// accepts at the peak the search measured. With `residual_gradient`, the loss's
+// gradient's backward op is in the space too.
+void ExpectEveryReachableTargetReached(int layers, int cuts,
+                                       bool residual_gradient = false) {
   int targets_tried = 0;
   for (uint64_t seed = 1; seed <= kGraphs; ++seed) {
-    const Graph graph = SkipChain(layers, seed);
-    for (const auto& [target, cost] : CheapestByPeak(EveryPlan(graph, layers, cuts))) {
+    const Graph graph = SkipChain(layers, seed, residual_gradient);
+    const int ops = residual_gradient ? layers + 1 : layers;
+    for (const auto& [target, cost] : CheapestByPeak(EveryPlan(graph, ops, cuts))) {
       const RematResult result = Search(graph, target);
       ++targets_tried;
       EXPECT_TRUE(result.reached) << "seed " << seed << ": target " << target
@@ -208,6 +247,13 @@ TEST(RematerializeBruteForceTest,
 TEST(RematerializeBruteForceTest, WithCutsReachesEveryReachableTargetNoDearer) {
   constexpr int kShort = 4;
   ExpectEveryReachableTargetReached(kShort, /*cuts=*/kShort);
+}
+
+// A backward op run again: the loss's gradient, read by the last layer's backward op
+// and again at the join, made again for the join (with the activation it reads kept,
+// or made again too).
+TEST(RematerializeBruteForceTest, OverTheWholeStepReachesEveryReachableTargetNoDearer) {
+  ExpectEveryReachableTargetReached(kLayers, /*cuts=*/0, /*residual_gradient=*/true);
 }
 
 // The bound on added compute (added_cost_bound.h) is never above a plan that keeps the

@@ -177,6 +177,15 @@ class Search {
     return choice;
   }
 
+  // Every droppable buffer dropped with a copy for each reader.
+  Choice CopyEveryDroppablePerReader() const {
+    Choice choice(graph_.num_buffers());
+    for (int32_t b = 0; b < graph_.num_buffers(); ++b) {
+      if (droppable(BufferId(b))) choice.mode[static_cast<size_t>(b)] = kCopyPerReader;
+    }
+    return choice;
+  }
+
   // The recomputations that `choice` makes (a mode per buffer: kKept, kOneCopy or
   // kCopyPerReader, its producer's mode when any of its outputs asks for a copy per
   // reader; its outputs' cuts together). A run of an op serves the late users of
@@ -905,26 +914,30 @@ State SearchReach(const Graph& graph, const Search& search, const RematOptions& 
   // keeps the rest); the best of them that the layout accepts.
   const bool tie = search.has_repeated_blocks() && options.tie_repeated_blocks;
   State greedy = best;
-  std::optional<State> checkpointed;
   if (tie) {
     walk.Descend(best, nullptr, /*tied=*/true);
     walk.Prune(best, nullptr, /*tied=*/true);
     walk.Prune(best);
   }
-  // Short of the target with every move made in every block: also from a checkpoint
-  // at every block (O(L²) runs), with half of the budget; from there the descent
-  // reaches peaks the one from nothing dropped does not (vit_b_16 at batch 32 aiming
-  // at its floor of 252 MB: 271 MB against 349 MB, remat_search_test.cc), and the
-  // pruning gives back what the target does not need.
-  if (tie && from_nothing && best.m.timeline.peak_bytes > options.target_bytes) {
+  // Short of the target, also from the far end, with half of the budget, descending
+  // and pruning back what the target does not need. Over the activations, where blocks
+  // repeat and every move made in every block stopped short: from a checkpoint at
+  // every block (O(L²) runs), whence the descent reaches peaks the one from nothing
+  // dropped does not (vit_b_16 at batch 32 aiming at its floor of 252 MB: 271 MB
+  // against 349 MB, remat_search_test.cc). Over the whole step: from every buffer it
+  // may drop dropped with a copy for each reader, a plan near its least memory that no
+  // single move from the activations' best leads to (remat_brute_force_test.cc).
+  std::optional<State> far;
+  if ((from_nothing ? tie : true) && best.m.timeline.peak_bytes > options.target_bytes) {
     const Budget half = budget.Split(0.5);
-    Walk from_checkpoints(graph, search, options, half);
-    checkpointed = from_checkpoints.Measure(search.CheckpointEveryBlock());
-    if (checkpointed) {
-      from_checkpoints.Descend(*checkpointed, nullptr);
-      from_checkpoints.Prune(*checkpointed);
+    Walk from_far(graph, search, options, half);
+    far = from_far.Measure(from_nothing ? search.CheckpointEveryBlock()
+                                        : search.CopyEveryDroppablePerReader());
+    if (far) {
+      from_far.Descend(*far, nullptr);
+      from_far.Prune(*far);
     }
-    walk.Add(from_checkpoints);
+    walk.Add(from_far);
   }
   {
     const bool reached = best.m.timeline.peak_bytes <= options.target_bytes;
@@ -937,7 +950,7 @@ State SearchReach(const Graph& graph, const Search& search, const RematOptions& 
   std::vector<State> starts;  // On a tie, the first.
   starts.push_back(std::move(best));
   starts.push_back(std::move(greedy));
-  if (checkpointed) starts.push_back(std::move(*checkpointed));
+  if (far) starts.push_back(std::move(*far));
   for (;;) {
     auto most = std::max_element(
         starts.begin(), starts.end(),
@@ -1020,7 +1033,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   State best = SearchReach(graph, activations, first, budget,
                            State{nothing, std::move(*activations.Measure(nothing))},
                            /*from_nothing=*/true, total);
-  if (further && !Reaches(best.m, options.target_bytes) && !total.out()) {
+  if (further && !total.out()) {
     // Its measurement holds for the whole step's search: the activations' late
     // readers are the same in both.
     const Search whole(graph, order, options, Reach::kWholeStep);
