@@ -1009,11 +1009,12 @@ bool HasRecomputableBuffer(const Graph& graph) {
 
 RematResult Rematerialize(const Graph& graph, const Order& order,
                           const RematOptions& options, const Budget& budget) {
-  // The activations first, then, short of the target, the whole step from their best
-  // (recomputable.h). Below the floor of the activations' plans, where no plan of
-  // theirs reaches the target, their search aims at that floor and stops there (what
-  // it adds matters not: the whole step's search goes on from it), and its plans are
-  // no results (not laid out).
+  // The activations first, then the whole step from their best with the work left
+  // (recomputable.h): cheaper plans where they reach the target, lower ones where
+  // they do not (remat_brute_force_test.cc). Below the floor of the activations'
+  // plans, where no plan of theirs reaches the target, their search aims at that floor
+  // and stops there (what it adds matters not: the whole step's search goes on from
+  // it), and its plans are no results (not laid out).
   const Search activations(graph, order, options, Reach::kActivations);
   const bool further = ReachesFurther(graph);
   RematOptions first = options;

@@ -13,11 +13,13 @@
 // later layer's backward pass), or from one run for each place a reader first needs
 // it; a run whose inputs were dropped reads their copies (chains).
 //
-// The search looks at the activations alone first (recomputable.h's reaches), and,
-// short of the target, goes on over the whole step from their best; below the floor of
+// The search looks at the activations alone first (recomputable.h's reaches), then
+// goes on over the whole step from their best with the work left; below the floor of
 // the activations' plans (recompute_floor.h) their search aims at that floor and stops
 // there. Over the whole step from nothing dropped, Checkmate's ResNet50 stalled 10 %
-// above where the activations' search reaches.
+// above where the activations' search reaches. Short of the target over the whole
+// step, a descent from every droppable buffer dropped with a copy for each reader
+// follows too.
 //
 // Where blocks repeat (repeated_blocks.h: a transformer's layers), a greedy descent
 // with every move made in all the blocks that repeat the one it is in comes first, so
