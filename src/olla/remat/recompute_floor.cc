@@ -54,22 +54,19 @@ std::vector<bool> BuffersTheSearchNeverFrees(const Graph& graph, Reach reach) {
   return kept;
 }
 
-FloorAt ComputeSearchedFloor(const Graph& graph, Reach reach, const Budget& budget,
-                             bool* complete) {
-  bool reached_all = true;
-  FloorAt floor = FloorKeeping(graph, BuffersTheSearchNeverFrees(graph, reach),
-                               SingleOpFootprints(graph), budget, reached_all);
-  if (complete) *complete = *complete && reached_all;
-  return floor;
+FloorAt ComputeSearchedFloor(const Graph& graph, Reach reach, const Budget& budget) {
+  bool complete = true;  // A weaker floor when not: still a floor.
+  return FloorKeeping(graph, BuffersTheSearchNeverFrees(graph, reach),
+                      SingleOpFootprints(graph), budget, complete);
 }
 
 RecomputeFloor ComputeRecomputeFloor(const Graph& graph, const Budget& budget) {
+  const std::vector<int64_t> whole = SingleOpFootprints(graph);
   RecomputeFloor floor;
-  floor.every_plan =
-      FloorKeeping(graph, BuffersNoRecomputationFrees(graph), SingleOpFootprints(graph),
-                   budget.Split(0.5), floor.complete);
-  floor.searched =
-      ComputeSearchedFloor(graph, Reach::kWholeStep, budget, &floor.complete);
+  floor.every_plan = FloorKeeping(graph, BuffersNoRecomputationFrees(graph), whole,
+                                  budget.Split(0.5), floor.complete);
+  floor.searched = FloorKeeping(graph, BuffersTheSearchNeverFrees(graph), whole, budget,
+                                floor.complete);
   // Cut short, the second may have reached fewer ops than the first: what bounds
   // every plan bounds the searched ones too.
   if (floor.searched.bytes < floor.every_plan.bytes) floor.searched = floor.every_plan;

@@ -61,11 +61,10 @@ std::vector<bool> BuffersNoRecomputationFrees(const Graph& graph);
 std::vector<bool> BuffersTheSearchNeverFrees(const Graph& graph,
                                              Reach reach = Reach::kWholeStep);
 
-// The floor of the plans the search makes within `reach` (RecomputeFloor::searched for
-// the whole step; for the activations, where the search turns to the whole step).
-// `complete`, when given, is cleared if the budget did not reach every op.
-FloorAt ComputeSearchedFloor(const Graph& graph, Reach reach, const Budget& budget,
-                             bool* complete = nullptr);
+// The floor of the plans the search makes within `reach` (for the activations: where
+// the search turns to the whole step, remat_search.h); a weaker one when the budget
+// does not reach every op.
+FloorAt ComputeSearchedFloor(const Graph& graph, Reach reach, const Budget& budget);
 
 RecomputeFloor ComputeRecomputeFloor(const Graph& graph, const Budget& budget = Budget());
 
