@@ -94,12 +94,14 @@ bool Reaches(const Measurement& m, int64_t target) {
 
 class Search {
  public:
-  Search(const Graph& graph, const Order& order, const RematOptions& options, Reach reach)
+  // `buffers`: those of one reach (recomputable.h); `blocks`: FindRepeatedBlocks's.
+  Search(const Graph& graph, const Order& order, const RematOptions& options,
+         RecomputableBuffers buffers, const RepeatedBlocks& blocks)
       : graph_(graph),
         order_(order),
         options_(options),
-        buffers_(FindRecomputableBuffers(graph, reach)),
-        blocks_(FindRepeatedBlocks(graph)) {
+        buffers_(std::move(buffers)),
+        blocks_(blocks) {
     cost_.resize(static_cast<size_t>(graph.num_ops()));
     for (int32_t o = 0; o < graph.num_ops(); ++o)
       cost_[static_cast<size_t>(o)] = OpCost(graph, OpId(o));
@@ -120,6 +122,7 @@ class Search {
   bool copyable(BufferId b) const { return buffers_.copyable[b.index()]; }
   // Copyable, and with late readers: dropping it can free bytes.
   bool droppable(BufferId b) const { return buffers_.droppable[b.index()]; }
+  const std::vector<char>& droppable_buffers() const { return buffers_.droppable; }
   int64_t cost(OpId op) const { return cost_[op.index()]; }
   bool MadeForward(BufferId b) const {
     return graph_.op(graph_.producer(b)).phase == Phase::kForward;
@@ -531,8 +534,9 @@ class Search {
         first_reader = std::min(first_reader, position(user));
         last_reader = std::max(last_reader, position(user));
       }
-      for (const int32_t cut_at : {last_reader, first_reader - 1}) {
-        if (cut_at < 0 || (cut_at != last_reader && MadeForward(id))) continue;
+      std::vector<int32_t> apart_at = {last_reader};
+      if (!MadeForward(id) && first_reader > 0) apart_at.push_back(first_reader - 1);
+      for (const int32_t cut_at : apart_at) {
         Candidate apart = chain;
         std::vector<BufferId> reads;
         for (BufferId link : apart.drop) {
@@ -584,7 +588,7 @@ class Search {
   const Order& order_;
   const RematOptions& options_;
   RecomputableBuffers buffers_;
-  RepeatedBlocks blocks_;
+  const RepeatedBlocks& blocks_;
   std::vector<int64_t> cost_;
   std::vector<int32_t> position_;  // Of each op in order_.
 };
@@ -928,7 +932,7 @@ State SearchReach(const Graph& graph, const Search& search, const RematOptions& 
   // may drop dropped with a copy for each reader, a plan near its least memory that no
   // single move from the activations' best leads to (remat_brute_force_test.cc).
   std::optional<State> far;
-  if ((from_nothing ? tie : true) && best.m.timeline.peak_bytes > options.target_bytes) {
+  if ((tie || !from_nothing) && best.m.timeline.peak_bytes > options.target_bytes) {
     const Budget half = budget.Split(0.5);
     Walk from_far(graph, search, options, half);
     far = from_far.Measure(from_nothing ? search.CheckpointEveryBlock()
@@ -994,12 +998,6 @@ State SearchReach(const Graph& graph, const Search& search, const RematOptions& 
   return best;
 }
 
-// Whether the whole step has buffers to drop that the activations do not.
-bool ReachesFurther(const Graph& graph) {
-  return FindRecomputableBuffers(graph, Reach::kWholeStep).droppable !=
-         FindRecomputableBuffers(graph, Reach::kActivations).droppable;
-}
-
 }  // namespace
 
 bool HasRecomputableBuffer(const Graph& graph) {
@@ -1015,8 +1013,12 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   // plans, where no plan of theirs reaches the target, their search aims at that floor
   // and stops there (what it adds matters not: the whole step's search goes on from
   // it), and its plans are no results (not laid out).
-  const Search activations(graph, order, options, Reach::kActivations);
-  const bool further = ReachesFurther(graph);
+  const RepeatedBlocks blocks = FindRepeatedBlocks(graph);
+  RecomputableBuffers whole_step = FindRecomputableBuffers(graph, Reach::kWholeStep);
+  const Search activations(graph, order, options,
+                           FindRecomputableBuffers(graph, Reach::kActivations), blocks);
+  // The whole step has buffers to drop that the activations do not.
+  const bool further = whole_step.droppable != activations.droppable_buffers();
   RematOptions first = options;
   if (further) {
     const int64_t floor =
@@ -1037,7 +1039,7 @@ RematResult Rematerialize(const Graph& graph, const Order& order,
   if (further && !total.out()) {
     // Its measurement holds for the whole step's search: the activations' late
     // readers are the same in both.
-    const Search whole(graph, order, options, Reach::kWholeStep);
+    const Search whole(graph, order, options, std::move(whole_step), blocks);
     best = SearchReach(graph, whole, options, budget, std::move(best),
                        /*from_nothing=*/false, total);
   }
