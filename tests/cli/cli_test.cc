@@ -235,6 +235,26 @@ TEST(CliTest, OptimizeRefutesABudgetBelowTheSearchedFloor) {
   EXPECT_THAT(json.out, HasSubstr("\"searched_floor_bytes\": 21212676"));
 }
 
+// Between the searched floor and the order's (remat/added_cost_bound.h), no plan on the
+// order searched fits: the no-plan line gives the order's floor, from its first
+// measurement on.
+TEST(CliTest, OptimizeNamesTheOrdersFloorWhenTheBudgetIsBelowIt) {
+  const std::string command =
+      "optimize models/mnasnet0_5.train.b1.json.gz --align 1 --work-limit 1 "
+      "--memory-budget 12480000";
+  const CliResult text = RunOlla(command);
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_THAT(text.err, StartsWith("olla: no plan within 12480000 bytes found: "));
+  EXPECT_THAT(text.err, HasSubstr("none budget mode can make less than 12475844 bytes; "
+                                  "on the order searched, none needs less than 12484964 "
+                                  "bytes)\n"));
+  EXPECT_THAT(text.out, HasSubstr("none on the order searched below 12484964 B (11.9 "
+                                  "MiB) (the order's floor)"));
+  const CliResult json = RunOlla(command + " --json");
+  EXPECT_THAT(json.out, HasSubstr("\"order_floor_bytes\": 12484964"));
+  EXPECT_THAT(json.out, HasSubstr("\"order_reaches_budget\": false"));
+}
+
 TEST(CliTest, OptimizeNamesThePinsFileWhenPinsContradictTheGraph) {
   const CliResult result = RunOlla(
       "optimize examples/figure3.json --work-limit 100 --pin "

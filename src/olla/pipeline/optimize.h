@@ -101,7 +101,9 @@ struct RecomputeReport {
   // (remat/added_cost_bound.h); absent when the plan does not fit.
   std::optional<int64_t> added_cost_bound;
   bool bound_optimal = false;  // The bound is its covering problem's optimum.
-  // False: on the searched order no plan reaches the budget (the bound's proof).
+  // No plan on the searched order peaks lower (remat/added_cost_bound.h, the order's
+  // floor); above the budget, none on it reaches the budget.
+  int64_t order_floor_bytes = 0;
   bool order_reaches = true;
 
   double added_fraction() const { return FractionOfStep(added_cost); }

@@ -14,57 +14,123 @@
 
 namespace olla {
 
+namespace {
+
+// A droppable buffer as plans on the order may free it: absent at the steps after
+// `after` (its producer's, or its last early reader's) and before `end` (its
+// lifetime's), but at `reads`, its late readers' steps (they read it or a copy).
+struct FreeSpan {
+  OpId producer;
+  int64_t size = 0;
+  int32_t after = 0;
+  int32_t end = 0;
+  std::vector<int32_t> reads;  // Ascending, once each.
+};
+
+// By producer, then as each op allocates them.
+std::vector<FreeSpan> FreeSpans(const Graph& graph, const Order& order,
+                                const Lifetimes& lifetimes) {
+  std::vector<int32_t> step_of(static_cast<size_t>(graph.num_ops()));
+  for (size_t step = 0; step < order.ops.size(); ++step)
+    step_of[order.ops[step].index()] = static_cast<int32_t>(step);
+  const RecomputableBuffers buffers = FindRecomputableBuffers(graph);
+  std::vector<FreeSpan> spans;
+  for (int32_t o = 0; o < graph.num_ops(); ++o) {
+    for (BufferId b : graph.op(OpId(o)).allocates) {
+      if (!buffers.droppable[b.index()]) continue;
+      const std::vector<OpId>& late = buffers.late_users[b.index()];
+      FreeSpan span{OpId(o),
+                    graph.buffer(b).size,
+                    step_of[static_cast<size_t>(o)],
+                    lifetimes[b].end,
+                    {}};
+      for (OpId user : graph.users(b)) {
+        const int32_t at = step_of[user.index()];
+        if (std::find(late.begin(), late.end(), user) != late.end())
+          span.reads.push_back(at);
+        else
+          span.after = std::max(span.after, at);
+      }
+      std::sort(span.reads.begin(), span.reads.end());
+      span.reads.erase(std::unique(span.reads.begin(), span.reads.end()),
+                       span.reads.end());
+      spans.push_back(std::move(span));
+    }
+  }
+  return spans;
+}
+
+// At each step, the live bytes less all the spans free there (a difference array);
+// the largest.
+OrderFloor FloorOf(const MemoryTimeline& timeline, const std::vector<FreeSpan>& spans) {
+  const size_t steps = timeline.live_bytes.size();
+  std::vector<int64_t> freed(steps + 1, 0);
+  for (const FreeSpan& span : spans) {
+    if (span.after + 1 >= span.end) continue;
+    freed[static_cast<size_t>(span.after + 1)] += span.size;
+    freed[static_cast<size_t>(span.end)] -= span.size;
+    for (int32_t read : span.reads) {
+      if (read <= span.after || read >= span.end) continue;
+      freed[static_cast<size_t>(read)] -= span.size;
+      freed[static_cast<size_t>(read + 1)] += span.size;
+    }
+  }
+  OrderFloor floor;
+  int64_t free_here = 0;
+  for (size_t step = 0; step < steps; ++step) {
+    free_here += freed[step];
+    const int64_t least = timeline.live_bytes[step] - free_here;
+    if (least <= floor.bytes) continue;
+    floor.bytes = least;
+    floor.step = static_cast<int32_t>(step);
+  }
+  return floor;
+}
+
+}  // namespace
+
+OrderFloor ComputeOrderFloor(const Graph& graph, const Order& order) {
+  const Lifetimes lifetimes = ComputeLifetimes(graph, order);
+  return FloorOf(ComputeTimeline(graph, order, lifetimes),
+                 FreeSpans(graph, order, lifetimes));
+}
+
 AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
                               int64_t target_bytes, const Budget& budget) {
   AddedCostBound bound;
   const Lifetimes lifetimes = ComputeLifetimes(graph, order);
   const MemoryTimeline timeline = ComputeTimeline(graph, order, lifetimes);
+  const std::vector<FreeSpan> spans = FreeSpans(graph, order, lifetimes);
+  bound.floor = FloorOf(timeline, spans);
   if (timeline.peak_bytes <= target_bytes) {
     bound.proven_optimal = true;
     return bound;
   }
-  std::vector<int32_t> step_of(static_cast<size_t>(graph.num_ops()));
-  for (size_t step = 0; step < order.ops.size(); ++step)
-    step_of[order.ops[step].index()] = static_cast<int32_t>(step);
+  if (bound.floor.bytes > target_bytes) {
+    bound.reachable = false;
+    return bound;
+  }
   // rows[step]: (producer's variable, bytes it frees there), for the steps above target.
   const auto steps = static_cast<int32_t>(order.ops.size());
   std::vector<std::vector<std::pair<int32_t, int64_t>>> rows(static_cast<size_t>(steps));
-  const RecomputableBuffers buffers = FindRecomputableBuffers(graph);
   MilpModel model;
   std::vector<OpId> producer_of;  // By variable.
   int64_t dearest = 1;
-  for (int32_t o = 0; o < graph.num_ops(); ++o) {
-    int32_t variable = -1;
-    for (BufferId b : graph.op(OpId(o)).allocates) {
-      if (!buffers.droppable[b.index()]) continue;
-      // Free from its last early use to its last use, but at the steps of its late
-      // readers (recomputable.h), which read it or a copy.
-      const std::vector<OpId>& late = buffers.late_users[b.index()];
-      int32_t after = step_of[static_cast<size_t>(o)];
-      std::vector<int32_t> reads;
-      for (OpId user : graph.users(b)) {
-        const int32_t at = step_of[user.index()];
-        if (std::find(late.begin(), late.end(), user) != late.end())
-          reads.push_back(at);
-        else
-          after = std::max(after, at);
+  for (const FreeSpan& span : spans) {
+    for (int32_t step = span.after + 1; step < span.end; ++step) {
+      if (timeline.live_bytes[static_cast<size_t>(step)] <= target_bytes ||
+          std::binary_search(span.reads.begin(), span.reads.end(), step))
+        continue;
+      if (producer_of.empty() || producer_of.back() != span.producer) {
+        producer_of.push_back(span.producer);
+        dearest = std::max(dearest, OpCost(graph, span.producer));
       }
-      std::sort(reads.begin(), reads.end());
-      for (int32_t step = after + 1; step < lifetimes[b].end; ++step) {
-        if (timeline.live_bytes[static_cast<size_t>(step)] <= target_bytes ||
-            std::binary_search(reads.begin(), reads.end(), step))
-          continue;
-        if (variable < 0) {
-          variable = static_cast<int32_t>(producer_of.size());
-          producer_of.push_back(OpId(o));
-          dearest = std::max(dearest, OpCost(graph, OpId(o)));
-        }
-        auto& row = rows[static_cast<size_t>(step)];
-        if (!row.empty() && row.back().first == variable)
-          row.back().second += graph.buffer(b).size;
-        else
-          row.push_back({variable, graph.buffer(b).size});
-      }
+      const auto variable = static_cast<int32_t>(producer_of.size()) - 1;
+      auto& row = rows[static_cast<size_t>(step)];
+      if (!row.empty() && row.back().first == variable)
+        row.back().second += span.size;
+      else
+        row.push_back({variable, span.size});
     }
   }
   // Costs over the dearest, so that the objective's coefficients are at most 1.
@@ -77,17 +143,11 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   for (int32_t step = 0; step < steps; ++step) {
     const int64_t excess = timeline.live_bytes[static_cast<size_t>(step)] - target_bytes;
     if (excess <= 0) continue;
-    int64_t freeable = 0;
+    // The floor at most the target: the row's bytes cover its excess.
     std::vector<MilpTerm> terms;
     for (const auto& [variable, bytes] : rows[static_cast<size_t>(step)]) {
-      freeable += bytes;
       terms.push_back({variable, static_cast<double>(std::min(bytes, excess)) /
                                      static_cast<double>(excess)});
-    }
-    if (freeable < excess) {
-      bound.reachable = false;
-      bound.unreachable_step = step;
-      return bound;
     }
     entries += static_cast<int64_t>(terms.size());
     model.AddConstraint("s" + std::to_string(step), std::move(terms), 1.0, kInfinity);

@@ -133,6 +133,10 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
         floor += fmt::format(", none budget mode can make below {} (the searched floor)",
                              FormatBytes(floors.searched.bytes));
       }
+      if (r.recompute && r.recompute->order_floor_bytes > floors.searched.bytes) {
+        floor += fmt::format(", none on the order searched below {} (the order's floor)",
+                             FormatBytes(r.recompute->order_floor_bytes));
+      }
     }
     rows.push_back(
         {"memory budget",
@@ -254,6 +258,7 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& original,
           r.recompute->FractionOfStep(*r.recompute->added_cost_bound);
       json["added_compute_bound_optimal"] = r.recompute->bound_optimal;
     }
+    json["order_floor_bytes"] = r.recompute->order_floor_bytes;
     json["order_reaches_budget"] = r.recompute->order_reaches;
     json["cost_source"] = CostSource(graph);
     json["added_cost"] = r.recompute->added_cost;
