@@ -112,6 +112,15 @@ def test_a_budget_only_recomputation_meets_gives_a_plan_that_recomputes():
                             time_limit=3600)  # wall clock: far away, work stops it
 
 
+def test_a_budget_below_the_orders_floor_names_it():
+    # The least peak of any plan on the order searched (docs/budget.md, the order's
+    # floor), given from the first measurement on.
+    graph = ROOT / "models" / "mnasnet0_5.train.b1.json.gz"
+    with pytest.raises(olla.NoPlanError, match=r"^no plan within 12480000 bytes found: .*"
+                       r"on the order searched, none needs less than 12484964 bytes\)$"):
+        olla.optimize_graph(graph, memory_budget=12480000, alignment=1, work_limit=1)
+
+
 def test_the_option_table_is_the_clis():
     names = [option["name"] for option in olla.options()]
     assert names[:2] == ["time_limit", "work_limit"]
