@@ -102,8 +102,10 @@ void Conclude(const Graph& graph, OptimizeResult& result) {
             : "",
         result.recompute->order_reaches
             ? ""
-            : fmt::format("; on the order searched, none needs less than {} bytes",
-                          result.recompute->order_floor_bytes));
+            : fmt::format("; on the order searched, none needs less than {} bytes, live "
+                          "at {}",
+                          result.recompute->order_floor_bytes,
+                          graph.Describe(result.recompute->order_floor_op)));
     return;
   }
   result.reason = fmt::format(
@@ -295,6 +297,7 @@ class Recipe {
     const AddedCostBound bound = BoundAddedCost(searched, base, memory_budget,
                                                 budget_.Split(share::kRecomputeBound));
     report.order_floor_bytes = bound.floor.bytes;
+    report.order_floor_op = base.ops[static_cast<size_t>(bound.floor.step)];
     report.order_reaches = bound.reachable;
     RematOptions remat;
     // Below the order's floor no plan on the order fits: the search aims at the floor,

@@ -104,6 +104,7 @@ struct RecomputeReport {
   // No plan on the searched order peaks lower (remat/added_cost_bound.h, the order's
   // floor); above the budget, none on it reaches the budget.
   int64_t order_floor_bytes = 0;
+  OpId order_floor_op;  // Where it is live.
   bool order_reaches = true;
 
   double added_fraction() const { return FractionOfStep(added_cost); }

@@ -16,16 +16,17 @@
 // know what some op must hold, this knows what the order itself keeps live: on
 // Checkmate's ResNet50 it is the smallest arena the search reaches, 11 % above the
 // floor of every plan.
+//
 // Choosing the least-cost set of producers that does so at every step is a covering
 // problem, solved by CBC as an ILP (each row's coefficients capped at its excess,
 // which keeps the integer optimum and tightens the relaxation); its best proven bound
 // bounds every plan's added cost. A step whose excess no dropping can free proves
-// that no plan on this order reaches the target: the target lies below the order's floor.
+// that no plan on this order reaches the target: the target lies below the order's
+// floor.
 //
 // Cost: O(ops + uses) for the order's floor; O(ops + buffers + the droppable buffers'
-// free steps) to build the ILP; the ILP within
-// the budget (its best bound when the budget ends, 0 when the model is too large to
-// build in time).
+// free steps) to build the ILP; the ILP within the budget (its best bound when the
+// budget ends, 0 when the model is too large to build in time).
 #pragma once
 
 #include <cstdint>
