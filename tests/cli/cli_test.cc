@@ -216,23 +216,23 @@ TEST(CliTest, OptimizeRefutesABudgetBelowTheRecomputeFloor) {
 // it searches is refuted at once.
 TEST(CliTest, OptimizeRefutesABudgetBelowTheSearchedFloor) {
   const std::string command =
-      "optimize models/resnet18.train.b1.json.gz --work-limit 1 --memory-budget 21212674";
+      "optimize models/resnet18.train.b1.json.gz --work-limit 1 --memory-budget 18804226";
   const CliResult text = RunOlla(command);
   EXPECT_EQ(text.exit_code, 2);
   EXPECT_EQ(
       text.err,
-      "olla: no plan budget mode can make fits in 21212674 bytes: 21212676 bytes are "
+      "olla: no plan budget mode can make fits in 18804226 bytes: 18804228 bytes are "
       "live at op 148 'layer4.1.conv2/convolution_backward' in every plan that never "
       "makes the step's outputs again (proof: the searched floor, its inputs, outputs "
-      "and workspace, 9738240 bytes, and 11474436 bytes live there that no "
+      "and workspace, 9738240 bytes, and 9065988 bytes live there that no "
       "recomputation budget mode makes frees; no plan, recomputing or not, needs less "
-      "than 21212672 bytes)\n");
-  EXPECT_THAT(text.out, HasSubstr("21212674 B (20.2 MiB) is below the searched floor: no "
+      "than 18804224 bytes)\n");
+  EXPECT_THAT(text.out, HasSubstr("18804226 B (17.9 MiB) is below the searched floor: no "
                                   "plan budget mode can make fits"));
   const CliResult json = RunOlla(command + " --json");
   EXPECT_THAT(json.out, HasSubstr("\"conclusion\": \"refuted\""));
-  EXPECT_THAT(json.out, HasSubstr("\"recompute_floor_bytes\": 21212672"));
-  EXPECT_THAT(json.out, HasSubstr("\"searched_floor_bytes\": 21212676"));
+  EXPECT_THAT(json.out, HasSubstr("\"recompute_floor_bytes\": 18804224"));
+  EXPECT_THAT(json.out, HasSubstr("\"searched_floor_bytes\": 18804228"));
 }
 
 // Between the searched floor and the order's (remat/added_cost_bound.h), no plan on the

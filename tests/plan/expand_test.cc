@@ -1,7 +1,11 @@
 #include "olla/plan/expand.h"
 
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "olla/plan/recompute_rules.h"
 
 #include "graph_builder.h"
 #include "training_chain.h"
@@ -257,6 +261,59 @@ TEST(ExpandGraphTest, ARecomputationReadsItsInputsBeforeALaterOverwrite) {
   const ExpandedGraph no_hazard = *ExpandGraph(early_graph, other);
   EXPECT_EQ(no_hazard.recompute_op[0].value() + 1,
             no_hazard.expanded_op[backward.index()].value());
+}
+
+// A residual block's add_ writes its first operand and only reads the block's input:
+// as the graph lists it, a recomputation that reads the input need not run before it
+// (judged by its name alone, it must).
+TEST(ExpandGraphTest, AnInPlaceOpOverwritesWhatItsWritesListOnly) {
+  auto successors_of_run = [](bool list_writes) {
+    // v0 makes x; v1 reads x and makes y; v2 makes w; v3 adds x into w in place;
+    // v4 (backward) reads y.
+    testing::GraphBuilder b;
+    const BufferId x = b.Buffer(10);
+    const BufferId y = b.Buffer(10);
+    const BufferId w = b.Buffer(10);
+    const BufferId z = b.Output(10);
+    b.Op({x}, {});
+    const OpId reader = b.Op({y}, {x});
+    b.Op({w}, {});
+    const OpId add = b.Op({}, {w, x});
+    b.ops().back().type = "aten::add_.Tensor";
+    if (list_writes) b.ops().back().writes = {w};
+    const OpId user = b.Op({z}, {y, w});
+    b.ops().back().phase = Phase::kBackward;
+    const Graph graph = b.Build();
+    Recomputation r;
+    r.op = reader;
+    r.serves = {user};
+    std::vector<Recomputation> one = {r};
+    AssignRecomputeIds(graph, one);
+    const ExpandedGraph expanded = *ExpandGraph(graph, one);
+    const auto after = expanded.graph.successors(expanded.recompute_op[0]);
+    return std::count(after.begin(), after.end(), expanded.expanded_op[add.index()]);
+  };
+  EXPECT_EQ(successors_of_run(/*list_writes=*/true), 0);
+  EXPECT_EQ(successors_of_run(/*list_writes=*/false), 1);
+}
+
+// A weight's gradient, read by its optimizer's in-place update, is not made again.
+TEST(ExpandGraphTest, RefusesAWeightsGradient) {
+  testing::GraphBuilder b;
+  const BufferId x = b.Buffer(10);
+  const BufferId weight = b.Buffer(10);
+  b.buffers().back().persistent = true;
+  const BufferId gradient = b.Buffer(10);
+  b.Op({x}, {});
+  const OpId backward = b.Op({gradient}, {x});
+  b.ops().back().phase = Phase::kBackward;
+  b.Op({}, {weight, gradient});
+  b.ops().back().type = "aten::add_.Tensor";
+  b.ops().back().writes = {weight};
+  b.ops().back().phase = Phase::kOptimizer;
+  const Graph graph = b.Build();
+  EXPECT_THAT(RecomputeRefusal(graph, backward),
+              HasSubstr("updates a weight in place from its output"));
 }
 
 }  // namespace

@@ -10,6 +10,11 @@
 //   a batch norm (which updates its running statistics);
 // - an op whose output something writes in place (an in-place op's victim): the buffer
 //   holds the writer's result, not the op's, so a copy of the op's output is not it;
+//   what an op overwrites is what the graph's `writes` lists, or, where it lists
+//   nothing for the op, every use but its outputs when its name says in place;
+// - an op whose output an optimizer's in-place update reads (a weight's gradient): not
+//   for correctness, but because it lives a few steps where updates run as soon as
+//   ready, and counting it freeable only lowers the floors;
 // - an op that allocates nothing (a view) has nothing to recompute.
 // The inputs' side (none overwritten before the copies are read) is a precedence the
 // expanded graph enforces (plan/expand.h).
@@ -32,7 +37,9 @@ bool WritesInPlace(const Op& op);
 // A view: it allocates and writes nothing (its outputs alias its inputs), so it costs
 // nothing and keeps alive only what it reads.
 bool IsView(const Op& op);
-// Whether `op` may overwrite buffer `buffer`, which it uses.
+// Whether `op` may overwrite buffer `buffer`, which it uses: one its `writes` lists,
+// or, where the graph lists none for it, any but its outputs when its name says it
+// works in place (a trailing underscore).
 bool MayOverwrite(const Op& op, BufferId buffer);
 
 // Why the graph's op `op` must not run twice ("draws random numbers"), or "" when it

@@ -167,6 +167,21 @@ def test_backward_ops_run_again_run_like_eager():
     assert step.plan.arena_bytes <= step.report["recompute_floor_bytes"] * 1.01
 
 
+# The in-place residual add of a ResNet block (aten::add_) overwrites the branch's
+# output only; the block's input, which it also reads, may be made again after it (the
+# graph lists what each op writes; judged by the op's name, that input was kept and its
+# reader's copy ran in the forward pass). Such a plan runs like eager bit for bit.
+def test_an_input_an_in_place_op_only_reads_is_made_again_like_eager():
+    step = run_budgeted("resnet18", 0.8)
+    graph = step.graph
+    only_read = set()  # Buffers an in-place op reads without overwriting them.
+    for op in graph.ops:
+        if op.type.split("::")[-1].split(".")[0].endswith("_") and op.writes:
+            only_read.update(set(op.uses) - set(op.writes))
+    remade = {b for r in step.plan.recompute for b in graph.ops[r["op"]].allocates}
+    assert remade & only_read, "no such input is made again: the test needs one"
+
+
 def test_tied_weights_are_one_buffer():
     model, optimizer, _, _, (x, y), loss_fn = twins("tiny_gpt_tied")
     step = olla_torch.optimize(model, [x], loss_fn, optimizer, targets=[y],
