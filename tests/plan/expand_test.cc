@@ -313,7 +313,7 @@ TEST(ExpandGraphTest, RefusesAWeightsGradient) {
   b.ops().back().phase = Phase::kOptimizer;
   const Graph graph = b.Build();
   EXPECT_THAT(RecomputeRefusal(graph, backward),
-              HasSubstr("updates a weight in place from its output"));
+              HasSubstr("an optimizer's in-place update, op 2 '"));
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ std::string RecomputeRefusal(const Graph& graph, OpId id) {
       // counted freeable, it lowered the floors of every plan below what any plan
       // found reaches (vit_b_16 at batch 32: 252 -> 232 MB).
       if (reader.phase == Phase::kOptimizer && WritesInPlace(reader)) {
-        return fmt::format("{} updates a weight in place from its output {}",
+        return fmt::format("an optimizer's in-place update, {}, reads its output {}",
                            graph.Describe(user), graph.Describe(output));
       }
     }
