@@ -15,15 +15,19 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// One run of `op` again for `reader`, with its file ids.
+Recomputation RunOf(const Graph& graph, OpId op, OpId reader) {
+  std::vector<Recomputation> one(1);
+  one[0].op = op;
+  one[0].serves = {reader};
+  AssignRecomputeIds(graph, one);
+  return one.front();
+}
+
 // Recomputing forward op `layer` for the backward op that reads its output.
 Recomputation RecomputeFor(const testing::TrainingChain& chain, const Graph& graph,
                            size_t layer) {
-  Recomputation r;
-  r.op = chain.forward[layer];
-  r.serves = {chain.backward[layer + 1]};
-  std::vector<Recomputation> one = {r};
-  AssignRecomputeIds(graph, one);
-  return one.front();
+  return RunOf(graph, chain.forward[layer], chain.backward[layer + 1]);
 }
 
 TEST(ExpandGraphTest, ServedOpsReadCopiesMadeJustBeforeThem) {
@@ -180,11 +184,8 @@ TEST(ExpandGraphTest, RefusesWhatMustNotRunTwice) {
   Op& writer = victim.builder.ops()[chain.forward[1].index()];
   writer.writes = {chain.activations[1]};
   const Graph victim_graph = victim.builder.Build();
-  Recomputation r;
-  r.op = chain.forward[0];
-  r.serves = {chain.backward[1]};
-  std::vector<Recomputation> one = {r};
-  AssignRecomputeIds(victim_graph, one);
+  const std::vector<Recomputation> one = {
+      RunOf(victim_graph, chain.forward[0], chain.backward[1])};
   EXPECT_THAT(ExpandGraph(victim_graph, one).status().message(),
               HasSubstr("overwrites its output"));
 }
@@ -230,12 +231,8 @@ TEST(ExpandGraphTest, ARecomputationReadsItsInputsBeforeALaterOverwrite) {
   b.ops().back().phase = Phase::kBackward;
   b.Edge(reader, writer);
   const Graph graph = b.Build();
-  Recomputation r;
-  r.op = reader;
-  r.serves = {user};
-  std::vector<Recomputation> one = {r};
-  AssignRecomputeIds(graph, one);
-  const ExpandedGraph expanded = *ExpandGraph(graph, one);
+  const ExpandedGraph expanded =
+      *ExpandGraph(graph, std::vector<Recomputation>{RunOf(graph, reader, user)});
   const OpId run = expanded.recompute_op[0];
   EXPECT_THAT(expanded.graph.successors(run),
               ::testing::Contains(expanded.expanded_op[writer.index()]));
@@ -253,12 +250,8 @@ TEST(ExpandGraphTest, ARecomputationReadsItsInputsBeforeALaterOverwrite) {
   early.ops().back().phase = Phase::kBackward;
   early.Edge(overwrite, copy_reader);
   const Graph early_graph = early.Build();
-  Recomputation late;
-  late.op = copy_reader;
-  late.serves = {backward};
-  std::vector<Recomputation> other = {late};
-  AssignRecomputeIds(early_graph, other);
-  const ExpandedGraph no_hazard = *ExpandGraph(early_graph, other);
+  const ExpandedGraph no_hazard = *ExpandGraph(
+      early_graph, std::vector<Recomputation>{RunOf(early_graph, copy_reader, backward)});
   EXPECT_EQ(no_hazard.recompute_op[0].value() + 1,
             no_hazard.expanded_op[backward.index()].value());
 }
@@ -284,12 +277,8 @@ TEST(ExpandGraphTest, AnInPlaceOpOverwritesWhatItsWritesListOnly) {
     const OpId user = b.Op({z}, {y, w});
     b.ops().back().phase = Phase::kBackward;
     const Graph graph = b.Build();
-    Recomputation r;
-    r.op = reader;
-    r.serves = {user};
-    std::vector<Recomputation> one = {r};
-    AssignRecomputeIds(graph, one);
-    const ExpandedGraph expanded = *ExpandGraph(graph, one);
+    const ExpandedGraph expanded =
+        *ExpandGraph(graph, std::vector<Recomputation>{RunOf(graph, reader, user)});
     const auto after = expanded.graph.successors(expanded.recompute_op[0]);
     return std::count(after.begin(), after.end(), expanded.expanded_op[add.index()]);
   };

@@ -100,7 +100,7 @@ void Conclude(const Graph& graph, OptimizeResult& result) {
             ? fmt::format(", none budget mode can make less than {} bytes",
                           floors.searched.bytes)
             : "",
-        result.recompute->order_reaches
+        result.recompute->order_floor_bytes <= budget
             ? ""
             : fmt::format("; on the order searched, none needs less than {} bytes, live "
                           "at {}",
@@ -298,7 +298,6 @@ class Recipe {
                                                 budget_.Split(share::kRecomputeBound));
     report.order_floor_bytes = bound.floor.bytes;
     report.order_floor_op = base.ops[static_cast<size_t>(bound.floor.step)];
-    report.order_reaches = bound.reachable;
     RematOptions remat;
     // Below the order's floor no plan on the order fits: the search aims at the floor,
     // the least the order allows, and once there lowers the compute it adds

@@ -105,7 +105,6 @@ struct RecomputeReport {
   // floor); above the budget, none on it reaches the budget.
   int64_t order_floor_bytes = 0;
   OpId order_floor_op;  // Where it is live.
-  bool order_reaches = true;
 
   double added_fraction() const { return FractionOfStep(added_cost); }
   double FractionOfStep(int64_t cost) const {

@@ -259,7 +259,7 @@ nlohmann::ordered_json OptimizeReportJson(const Graph& original,
       json["added_compute_bound_optimal"] = r.recompute->bound_optimal;
     }
     json["order_floor_bytes"] = r.recompute->order_floor_bytes;
-    json["order_reaches_budget"] = r.recompute->order_reaches;
+    json["order_reaches_budget"] = r.recompute->order_floor_bytes <= *r.memory_budget;
     json["cost_source"] = CostSource(graph);
     json["added_cost"] = r.recompute->added_cost;
     json["step_cost"] = r.recompute->step_cost;
