@@ -1,11 +1,11 @@
 // The search and the bound on its added compute against brute force: on small training
 // steps with skip connections (an activation read again by two distant backward ops),
-// and one with a gradient read again at a join, every plan of the search's action space
-// (each op kept, run again once for all its late readers, once for each, or twice,
-// parted at a cut) is built, ordered as
-// ExpandGraph orders it, checked and measured; wherever one of them reaches a target, the
-// search reaches it too, adding no more compute than the cheapest, and the bound is never
-// above either.
+// one with a gradient read again at a join, and ones whose backward ops leave some
+// activations unread (they die in the forward pass), every plan of the search's action
+// space (each op kept, run again once for all its late readers, once for each, or twice,
+// parted at a cut) is built, ordered as ExpandGraph orders it, checked and measured;
+// wherever one of them reaches a target, the search reaches it too, adding no more
+// compute than the cheapest, and the bound is never above either.
 #include <algorithm>
 #include <map>
 #include <random>
@@ -31,8 +31,12 @@ namespace {
 // too (a skip); a loss; backward ops in reverse, layer i's reading the gradient after it
 // and every activation its forward op read. Sizes at random. With `residual_gradient`,
 // the loss's gradient (as large as the largest activation) is read again by a last
-// backward op, with the input's gradient (a residual join in the backward pass).
-Graph SkipChain(int layers, uint64_t seed, bool residual_gradient = false) {
+// backward op, with the input's gradient (a residual join in the backward pass). With
+// `dead_inputs`, a backward op reads each activation its forward op read only at
+// random: the others die in the forward pass, and a run that reads one after that
+// needs it held or made again (a chain).
+Graph SkipChain(int layers, uint64_t seed, bool residual_gradient = false,
+                bool dead_inputs = false) {
   std::mt19937_64 rng(seed);
   testing::GraphBuilder b;
   std::vector<BufferId> activations = {b.Buffer(10, "input")};
@@ -57,7 +61,9 @@ Graph SkipChain(int layers, uint64_t seed, bool residual_gradient = false) {
                               ? b.Output(10, "input_grad")
                               : b.Buffer(10 * static_cast<int64_t>(1 + rng() % 10));
     b.Op({next}, {});
-    b.ops().back().uses = read[static_cast<size_t>(i)];
+    for (BufferId input : read[static_cast<size_t>(i)]) {
+      if (!dead_inputs || rng() % 2) b.ops().back().uses.push_back(input);
+    }
     b.ops().back().uses.push_back(grad);
     b.ops().back().phase = Phase::kBackward;
     b.ops().back().type = "aten::mul.Tensor";
@@ -261,8 +267,10 @@ TEST(RematerializeBruteForceTest, OverTheWholeStepReachesEveryReachableTargetNoD
 // of them reaches.
 TEST(AddedCostBoundTest, NeverAboveAPlanAndNeverRefutesAReachableTarget) {
   int proven = 0;
-  for (uint64_t seed = 1; seed <= kGraphs; ++seed) {
-    const Graph graph = SkipChain(kLayers, seed);
+  for (uint64_t run = 1; run <= 2 * kGraphs; ++run) {
+    // The second half: activations that die in the forward pass (chains).
+    const uint64_t seed = (run - 1) % kGraphs + 1;
+    const Graph graph = SkipChain(kLayers, seed, false, /*dead_inputs=*/run > kGraphs);
     std::map<int64_t, int64_t> cheapest = CheapestByPeak(EveryPlan(graph, kLayers));
     // Below every plan's peak too: no plan there, or only the search's.
     cheapest.emplace(cheapest.begin()->first - 10, INT64_MAX);

@@ -143,7 +143,8 @@ constexpr double kPlaceBeforeRecompute = 0.1;  // a tenth, when the order cannot
 constexpr double kRecomputeBound = 0.1;        // The bound on added compute,
 constexpr double kRecomputeSearch = 0.9;       // The search for recomputations...
 constexpr double kRecomputeLayOut = 0.05;      // ...the placement of each it returns...
-constexpr double kRecomputePlace = 0.5;        // ...or of one short of the budget.
+constexpr double kRecomputePlace = 0.5;        // ...or of one short of the budget;
+constexpr double kRecomputeBoundOfPlan = 0.5;  // the bound for the plan's own order.
 }  // namespace share
 
 // What checking the plan (and writing it) will take, kept out of the searches' time:
@@ -378,7 +379,7 @@ class Recipe {
       const AddedCostBound bound_of_plan =
           own == base ? bound
                       : BoundAddedCost(searched, own, memory_budget,
-                                       budget_.Split(share::kRecomputeBound));
+                                       budget_.Split(share::kRecomputeBoundOfPlan));
       if (bound_of_plan.reachable) {
         report.added_cost_bound = bound_of_plan.cost;
         report.bound_optimal = bound_of_plan.proven_optimal;
