@@ -35,11 +35,11 @@ struct FreeSpan {
 
 // By producer, then as each op allocates them.
 std::vector<FreeSpan> FreeSpans(const Graph& graph, const Order& order,
-                                const Lifetimes& lifetimes) {
+                                const Lifetimes& lifetimes,
+                                const RecomputableBuffers& buffers) {
   std::vector<int32_t> step_of(static_cast<size_t>(graph.num_ops()));
   for (size_t step = 0; step < order.ops.size(); ++step)
     step_of[order.ops[step].index()] = static_cast<int32_t>(step);
-  const RecomputableBuffers buffers = FindRecomputableBuffers(graph);
   std::vector<FreeSpan> spans;
   for (int32_t o = 0; o < graph.num_ops(); ++o) {
     for (BufferId b : graph.op(OpId(o)).allocates) {
@@ -109,13 +109,14 @@ class CoveringModel {
   // `inputs`: whether runs pay for the inputs they read (else one variable per
   // producer, absent wherever it may be).
   CoveringModel(const Graph& graph, const Lifetimes& lifetimes,
-                const MemoryTimeline& timeline, int64_t target_bytes, bool inputs)
+                const MemoryTimeline& timeline, const RecomputableBuffers& buffers,
+                int64_t target_bytes, bool inputs)
       : graph_(graph),
         lifetimes_(lifetimes),
         timeline_(timeline),
+        copyable_(buffers.copyable),
         target_(target_bytes),
         inputs_(inputs),
-        copyable_(FindRecomputableBuffers(graph).copyable),
         credits_(timeline.live_bytes.size()) {}
 
   int64_t dearest() const { return dearest_; }
@@ -130,13 +131,9 @@ class CoveringModel {
         stretch.reset();
         continue;
       }
-      const bool input_dies_here =
-          std::any_of(inputs.begin(), inputs.end(),
-                      [&](BufferId input) { return lifetimes_[input].end == step; });
-      if (!inputs_) {
-        stretch = RunAfter(span.producer, -1, Kind::kAbsent);
-      } else if (!stretch || step - begun >= kStretch || input_dies_here) {
-        stretch = RunAfter(span.producer, step, Kind::kAbsent);
+      // Without the inputs, one stretch for all the steps (one variable per producer).
+      if (!stretch || (inputs_ && EndsStretch(inputs, begun, step))) {
+        stretch = RunAfter(span.producer, inputs_ ? step : -1, Kind::kAbsent);
         begun = step;
       }
       credits_[static_cast<size_t>(step)].push_back({*stretch, span.size});
@@ -223,6 +220,15 @@ class CoveringModel {
     auto operator<=>(const Key&) const = default;
   };
 
+  // Whether a stretch begun at `begun` ends before `step`: it is long enough, or one of
+  // the producer's `inputs` dies there (from then on, held or made again).
+  bool EndsStretch(const std::vector<BufferId>& inputs, int32_t begun,
+                   int32_t step) const {
+    return step - begun >= kStretch ||
+           std::any_of(inputs.begin(), inputs.end(),
+                       [&](BufferId input) { return lifetimes_[input].end == step; });
+  }
+
   bool AboveTarget(int32_t step) const {
     return timeline_.live_bytes[static_cast<size_t>(step)] > target_;
   }
@@ -270,9 +276,9 @@ class CoveringModel {
   const Graph& graph_;
   const Lifetimes& lifetimes_;
   const MemoryTimeline& timeline_;
+  const std::vector<char>& copyable_;
   int64_t target_;
   bool inputs_;
-  std::vector<char> copyable_;
   int64_t dearest_ = 1;
   std::map<Key, int32_t> variables_;
   std::vector<std::pair<Key, std::vector<Key>>> implications_;  // Key <= any of them.
@@ -284,7 +290,7 @@ class CoveringModel {
 OrderFloor ComputeOrderFloor(const Graph& graph, const Order& order) {
   const Lifetimes lifetimes = ComputeLifetimes(graph, order);
   return FloorOf(ComputeTimeline(graph, order, lifetimes),
-                 FreeSpans(graph, order, lifetimes));
+                 FreeSpans(graph, order, lifetimes, FindRecomputableBuffers(graph)));
 }
 
 AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
@@ -292,7 +298,8 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   AddedCostBound bound;
   const Lifetimes lifetimes = ComputeLifetimes(graph, order);
   const MemoryTimeline timeline = ComputeTimeline(graph, order, lifetimes);
-  const std::vector<FreeSpan> spans = FreeSpans(graph, order, lifetimes);
+  const RecomputableBuffers buffers = FindRecomputableBuffers(graph);
+  const std::vector<FreeSpan> spans = FreeSpans(graph, order, lifetimes, buffers);
   bound.floor = FloorOf(timeline, spans);
   if (timeline.peak_bytes <= target_bytes) {
     bound.proven_optimal = true;
@@ -307,7 +314,7 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   // them where time is left; the higher of the two bounds.
   for (const bool inputs : {false, true}) {
     const Budget part = inputs ? budget : budget.Split(0.5);
-    CoveringModel covering(graph, lifetimes, timeline, target_bytes, inputs);
+    CoveringModel covering(graph, lifetimes, timeline, buffers, target_bytes, inputs);
     for (const FreeSpan& span : spans) covering.Add(span);
     MilpModel model;
     const int64_t entries = covering.Build(model);
