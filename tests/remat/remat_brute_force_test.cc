@@ -19,6 +19,7 @@
 #include "olla/plan/expand.h"
 #include "olla/remat/added_cost_bound.h"
 #include "olla/remat/cost.h"
+#include "olla/remat/order_floor_proof.h"
 #include "olla/remat/remat_search.h"
 #include "olla/simulation/plan_checker.h"
 
@@ -311,6 +312,36 @@ TEST(OrderFloorTest, NeverAboveAPlanOnTheOrderAndMostlyAtOne) {
     }
   }
   EXPECT_GT(at_a_plan, static_cast<int>(kGraphs) / 2);
+}
+
+// The order's floor raised by what later steps read (order_floor_proof.h) is never
+// above a plan on the order either, also where activations die in the forward pass (a
+// run that reads one needs it made again in turn); and it lies at the least peak of the
+// plans on more graphs than the order's floor.
+TEST(OrderFloorProofTest, NeverAboveAPlanOnTheOrderAndAtOneMoreOften) {
+  int floor_at_a_plan = 0;
+  int raised_at_a_plan = 0;
+  for (bool dead_inputs : {false, true}) {
+    for (bool residual_gradient : {false, true}) {
+      for (uint64_t seed = 1; seed <= kGraphs; ++seed) {
+        const Graph graph = SkipChain(kLayers, seed, residual_gradient, dead_inputs);
+        const int ops = residual_gradient ? kLayers + 1 : kLayers;
+        const int64_t least = CheapestByPeak(EveryPlan(graph, ops)).begin()->first;
+        const Order order = EagerOrder(graph);
+        const OrderFloor floor = ComputeOrderFloor(graph, order);
+        const Lifetimes lifetimes = ComputeLifetimes(graph, order);
+        const int64_t peak = ComputeTimeline(graph, order, lifetimes).peak_bytes;
+        const OrderFloor raised = RaiseOrderFloor(graph, order, floor, peak, Budget());
+        EXPECT_LE(raised.bytes, least) << "seed " << seed;
+        EXPECT_GE(raised.bytes, floor.bytes) << "seed " << seed;
+        floor_at_a_plan += floor.bytes == least;
+        raised_at_a_plan += raised.bytes == least;
+      }
+    }
+  }
+  EXPECT_GT(raised_at_a_plan, floor_at_a_plan);
+  std::printf("at a plan: the order's floor %d, raised %d of %d\n", floor_at_a_plan,
+              raised_at_a_plan, 4 * static_cast<int>(kGraphs));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/remat/cost.h"
+#include "olla/remat/order_floor_proof.h"
 #include "olla/remat/recomputable.h"
 #include "olla/solver/milp_solver.h"
 
@@ -304,6 +305,15 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   if (timeline.peak_bytes <= target_bytes) {
     bound.proven_optimal = true;
     return bound;
+  }
+  // The floor raised by what later steps read (order_floor_proof.h): first whether it
+  // passes the target, then how far, up to the order's peak or the target.
+  if (bound.floor.bytes <= target_bytes) {
+    const Budget part = budget.Split(0.5);
+    const int32_t step = StepProvingOrderFloor(graph, order, target_bytes + 1, part);
+    if (step >= 0) bound.floor = {target_bytes + 1, step};
+    bound.floor = RaiseOrderFloor(graph, order, bound.floor,
+                                  step >= 0 ? timeline.peak_bytes : target_bytes, part);
   }
   if (bound.floor.bytes > target_bytes) {
     bound.reachable = false;

@@ -44,14 +44,9 @@
 #include "olla/core/budget.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
+#include "olla/remat/order_floor_proof.h"
 
 namespace olla {
-
-// The least peak of every plan on the order, and the first step where it is live.
-struct OrderFloor {
-  int64_t bytes = 0;
-  int32_t step = 0;
-};
 
 OrderFloor ComputeOrderFloor(const Graph& graph, const Order& order);
 
