@@ -332,6 +332,8 @@ TEST(OrderFloorProofTest, NeverAboveAPlanOnTheOrderAndAtOneMoreOften) {
         const Lifetimes lifetimes = ComputeLifetimes(graph, order);
         const int64_t peak = ComputeTimeline(graph, order, lifetimes).peak_bytes;
         const OrderFloor raised = RaiseOrderFloor(graph, order, floor, peak, Budget());
+        EXPECT_LE(ProveOrderFloor(graph, order, least + 1, Budget()).bytes, least)
+            << "seed " << seed;
         EXPECT_LE(raised.bytes, least) << "seed " << seed;
         EXPECT_GE(raised.bytes, floor.bytes) << "seed " << seed;
         floor_at_a_plan += floor.bytes == least;

@@ -310,10 +310,12 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   // passes the target, then how far, up to the order's peak or the target.
   if (bound.floor.bytes <= target_bytes) {
     const Budget part = budget.Split(0.5);
-    const int32_t step = StepProvingOrderFloor(graph, order, target_bytes + 1, part);
-    if (step >= 0) bound.floor = {target_bytes + 1, step};
+    const OrderFloor shown = ProveOrderFloor(graph, order, target_bytes + 1, part);
+    const bool passes = shown.bytes > target_bytes;
+    if (shown.bytes > bound.floor.bytes)
+      bound.floor = {std::min(shown.bytes, target_bytes + 1), shown.step};
     bound.floor = RaiseOrderFloor(graph, order, bound.floor,
-                                  step >= 0 ? timeline.peak_bytes : target_bytes, part);
+                                  passes ? timeline.peak_bytes : target_bytes, part);
   }
   if (bound.floor.bytes > target_bytes) {
     bound.reachable = false;

@@ -111,21 +111,27 @@ class Proof {
     }
   }
 
-  int32_t Prove(int64_t peak, const Budget& budget) {
+  // The most bytes shown live at a step of every plan below `peak` (and where): at
+  // `peak` or more, no such plan exists; below it, still a floor (what a plan below
+  // it must hold, it must hold below `peak` too).
+  OrderFloor Prove(int64_t peak, const Budget& budget) {
     peak_ = peak;
+    OrderFloor shown;
     std::vector<std::pair<int64_t, int32_t>> tried;  // Most kept bytes first.
-    for (int32_t step = 0; step + 1 < order_.size(); ++step) {
+    for (int32_t step = 0; step < order_.size(); ++step) {
       const int64_t kept = kept_bytes_[static_cast<size_t>(step)];
-      if (kept >= peak) return step;
-      if (kept + waiting_bytes_[static_cast<size_t>(step)] >= peak)
+      if (kept > shown.bytes) shown = {kept, step};
+      if (step + 1 < order_.size() &&
+          kept + waiting_bytes_[static_cast<size_t>(step)] >= peak)
         tried.push_back({-kept, step});
     }
     std::sort(tried.begin(), tried.end());
     for (const auto& [unused, step] : tried) {
-      if (budget.Exhausted()) return -1;
-      if (ProvesAt(step, budget)) return step;
+      if (shown.bytes >= peak || budget.Exhausted()) break;
+      const int64_t bytes = ShownAt(step, budget);
+      if (bytes > shown.bytes) shown = {bytes, step};
     }
-    return -1;
+    return shown;
   }
 
  private:
@@ -156,8 +162,9 @@ class Proof {
     return below_to & ~((1u << from) - 1);
   }
 
-  // Whether a plan below the peak is impossible at `step`.
-  bool ProvesAt(int32_t step, const Budget& budget) {
+  // The most bytes every plan below the peak holds at `step`: the order's floor there
+  // and, over each later read, the cut over what no remaining run makes by then.
+  int64_t ShownAt(int32_t step, const Budget& budget) {
     first_ = step;
     const int32_t last = Window(step);
     const std::vector<Waiting> at_step = WaitingAt(step, last, true);
@@ -180,8 +187,9 @@ class Proof {
     for (const Waiting& w : at_step) reads.push_back(w.read);
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
     const int64_t kept = kept_bytes_[static_cast<size_t>(step)];
+    int64_t shown = kept;
     for (int32_t read : reads) {
-      if (!RuleOut(read, budget)) return false;
+      if (!RuleOut(read, budget)) break;
       std::vector<BufferId> sinks;
       for (const Waiting& w : at_step)
         if (w.read <= read) sinks.push_back(w.buffer);
@@ -189,9 +197,10 @@ class Proof {
       const int64_t cut = Cut(
           sinks, [&](BufferId b) { return held_[b.index()].KeptAt(step); },
           [&](OpId op) { return (runnable_[op.index()] & gaps) != 0; }, budget);
-      if (kept + cut >= peak_) return true;
+      shown = std::max(shown, kept + cut);
+      if (shown >= peak_) break;
     }
-    return false;
+    return shown;
   }
 
   // Clears the gaps before `read` of every op that cannot run there below the peak
@@ -333,25 +342,22 @@ class Proof {
 
 }  // namespace
 
-int32_t StepProvingOrderFloor(const Graph& graph, const Order& order, int64_t peak,
-                              const Budget& budget) {
+OrderFloor ProveOrderFloor(const Graph& graph, const Order& order, int64_t peak,
+                           const Budget& budget) {
   return Proof(graph, order).Prove(peak, budget);
 }
 
 OrderFloor RaiseOrderFloor(const Graph& graph, const Order& order, OrderFloor floor,
                            int64_t ceiling, const Budget& budget) {
   Proof proof(graph, order);
-  int64_t low = floor.bytes;   // Proven.
-  int64_t high = ceiling + 1;  // Not proven (or beyond the ceiling).
-  while (high - low > std::max<int64_t>(1, low / 8192) && !budget.Exhausted()) {
-    const int64_t middle = low + (high - low) / 2;
-    const int32_t step = proof.Prove(middle, budget);
-    if (step < 0) {
-      high = middle;
-      continue;
-    }
-    low = middle;
-    floor = {middle, step};
+  int64_t high = ceiling + 1;  // Not shown (or beyond the ceiling).
+  while (high - floor.bytes > std::max<int64_t>(1, floor.bytes / 8192) &&
+         !budget.Exhausted()) {
+    const int64_t middle = floor.bytes + (high - floor.bytes) / 2;
+    const OrderFloor shown = proof.Prove(middle, budget);
+    if (shown.bytes < middle) high = middle;
+    // What it shows beyond `middle` holds only for plans below `middle`.
+    if (shown.bytes > floor.bytes) floor = {std::min(shown.bytes, middle), shown.step};
   }
   return floor;
 }

@@ -50,10 +50,12 @@ struct OrderFloor {
   int32_t step = 0;
 };
 
-// A step where every plan on `order` peaks at `peak` bytes or more, when the proof finds
-// one within the budget; -1 otherwise.
-int32_t StepProvingOrderFloor(const Graph& graph, const Order& order, int64_t peak,
-                              const Budget& budget);
+// The most bytes the proof shows every plan on `order` peaking below `peak` must hold
+// at one of its steps, and that step: at `peak` or more, every plan peaks at `peak`
+// or more; below it, still the least peak of every plan (what a plan below `peak` must
+// hold, one below this must too). At least the order's floor.
+OrderFloor ProveOrderFloor(const Graph& graph, const Order& order, int64_t peak,
+                           const Budget& budget);
 
 // `floor` raised to the highest peak in (floor.bytes, ceiling] the proof reaches (by
 // bisection, to within 1/8192 of it); `floor` when it reaches none.
