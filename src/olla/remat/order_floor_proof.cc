@@ -316,6 +316,24 @@ class Proof {
     for (BufferId b : reached) node_[b.index()] = -1;
     if (network.edges.empty()) return 0;
     budget.Spend();
+    // Push-relabel pushes from the source: from the side with fewer edges (reversed,
+    // the same cut), the flow the cut stops stays near them (the transformer at batch
+    // 32: 13 times faster from a few sinks than from every buffer no run makes).
+    int64_t from_source = 0;
+    for (const CutNetwork::Edge& e : network.edges)
+      from_source += e.from == CutNetwork::kSource ? 1
+                     : e.to == CutNetwork::kSink   ? -1
+                                                   : 0;
+    if (from_source > 0)
+      for (CutNetwork::Edge& e : network.edges) {
+        std::swap(e.from, e.to);
+        for (int32_t* end : {&e.from, &e.to}) {
+          if (*end == CutNetwork::kSource)
+            *end = CutNetwork::kSink;
+          else if (*end == CutNetwork::kSink)
+            *end = CutNetwork::kSource;
+        }
+      }
     return MaxFlow(network);
   }
 
