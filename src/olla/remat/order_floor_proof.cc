@@ -369,7 +369,7 @@ OrderFloor RaiseOrderFloor(const Graph& graph, const Order& order, OrderFloor fl
                            int64_t ceiling, const Budget& budget) {
   Proof proof(graph, order);
   int64_t high = ceiling + 1;  // Not shown (or beyond the ceiling).
-  while (high - floor.bytes > std::max<int64_t>(1, floor.bytes / 8192) &&
+  while (high - floor.bytes > std::max<int64_t>(1, floor.bytes / 4096) &&
          !budget.Exhausted()) {
     const int64_t middle = floor.bytes + (high - floor.bytes) / 2;
     const OrderFloor shown = proof.Prove(middle, budget);

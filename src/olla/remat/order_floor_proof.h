@@ -13,9 +13,9 @@
 //  * At any moment, whatever a later step reads (within a window of kWindow steps) is
 //    live, or made later, before that step, by runs whose inputs are live then or made
 //    in turn. So the live set holds a cut between those buffers and what no run can make
-//    (a buffer whose producer cannot run in time, a dead input of the step): a minimum
-//    vertex cut, the buffers' bytes the capacities, what is surely live free (LEMON's
-//    max flow, analysis/min_cut_bound.h).
+//    (the step's inputs, a buffer whose producer cannot run in time; each can be held,
+//    a run that reads an original keeping it): a minimum vertex cut, the buffers' bytes
+//    the capacities, what is surely live free (LEMON's max flow, min_cut_bound.h).
 //  * A run between two steps has its inputs, outputs and workspace live, the buffers the
 //    order keeps live across the gap, and such a cut. Take the last run, between a
 //    step and a later read, of any op of a set X: after it, only ops outside X make
@@ -27,7 +27,7 @@
 // Sound for the plans budget mode's search makes on the order (recomputable.h: copies
 // for late readers, runs reading copies or originals), and for more: nothing assumes
 // how often an op runs, only that each run's inputs are live and outputs allocated.
-// On vit_b_16 at batch 32 it proves 271,120,725 bytes where the search's plan peaks at
+// On vit_b_16 at batch 32 it proves 271,098,296 bytes where the search's plan peaks at
 // 271,172,868 (docs/budget.md).
 //
 // Cost: per step tried, O(kWindow * (ops + buffers)) to set up, then up to kWindow
@@ -58,7 +58,7 @@ OrderFloor ProveOrderFloor(const Graph& graph, const Order& order, int64_t peak,
                            const Budget& budget);
 
 // `floor` raised to the highest peak in (floor.bytes, ceiling] the proof reaches (by
-// bisection, to within 1/8192 of it); `floor` when it reaches none.
+// bisection, to within 1/4096 of it); `floor` when it reaches none.
 OrderFloor RaiseOrderFloor(const Graph& graph, const Order& order, OrderFloor floor,
                            int64_t ceiling, const Budget& budget);
 
