@@ -144,7 +144,8 @@ constexpr double kRecomputeBound = 0.1;        // The bound on added compute,
 constexpr double kRecomputeSearch = 0.9;       // The search for recomputations...
 constexpr double kRecomputeLayOut = 0.05;      // ...the placement of each it returns...
 constexpr double kRecomputePlace = 0.5;        // ...or of one short of the budget;
-constexpr double kRecomputeBoundOfPlan = 0.5;  // the bound for the plan's own order.
+constexpr double kRecomputeBoundOfPlan = 0.5;  // the bound for the plan's own order,
+constexpr double kRecomputeFloorOfPlan = 0.5;  // and its floor up to the plan's peak.
 }  // namespace share
 
 // What checking the plan (and writing it) will take, kept out of the searches' time:
@@ -384,6 +385,13 @@ class Recipe {
         report.added_cost_bound = bound_of_plan.cost;
         report.bound_optimal = bound_of_plan.proven_optimal;
       }
+      // How far the plan is from the least on its order: that order's floor raised up
+      // to the plan's peak with the time left.
+      const OrderFloor floor =
+          RaiseOrderFloor(searched, own, bound_of_plan.floor, result_.rounded_peak_bytes,
+                          budget_.Split(share::kRecomputeFloorOfPlan));
+      report.order_floor_bytes = floor.bytes;
+      report.order_floor_op = own.ops[static_cast<size_t>(floor.step)];
     }
     result_.recompute = report;
     if (result_.expanded) method_ += ", recompute/search";

@@ -306,18 +306,14 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
     bound.proven_optimal = true;
     return bound;
   }
-  // The floor raised by what later steps read (order_floor_proof.h): first whether it
-  // passes the target, then how far, up to the order's peak or the target.
-  if (bound.floor.bytes <= target_bytes) {
-    const Budget part = budget.Split(0.5);
-    const OrderFloor shown = ProveOrderFloor(graph, order, target_bytes + 1, part);
-    const bool passes = shown.bytes > target_bytes;
-    if (shown.bytes > bound.floor.bytes)
-      bound.floor = {std::min(shown.bytes, target_bytes + 1), shown.step};
-    bound.floor = RaiseOrderFloor(graph, order, bound.floor,
-                                  passes ? timeline.peak_bytes : target_bytes, part);
-  }
+  // The floor raised by what later steps read (order_floor_proof.h), with half the
+  // budget: whether it passes the target, and then how far (the search aims there).
+  const Budget raise = budget.Split(0.5);
+  const OrderFloor shown = ProveOrderFloor(graph, order, target_bytes + 1, raise);
+  if (shown.bytes > bound.floor.bytes)
+    bound.floor = {std::min(shown.bytes, target_bytes + 1), shown.step};
   if (bound.floor.bytes > target_bytes) {
+    bound.floor = RaiseOrderFloor(graph, order, bound.floor, timeline.peak_bytes, raise);
     bound.reachable = false;
     return bound;
   }

@@ -16,8 +16,8 @@
 // know what some op must hold, this knows what the order itself keeps live: on
 // Checkmate's ResNet50 it is the smallest arena the search reaches, 11 % above the
 // floor of every plan. BoundAddedCost raises it by what later steps read
-// (order_floor_proof.h), with half its budget: first at the target, then up to it or
-// beyond.
+// (order_floor_proof.h), with half its budget: whether it passes the target, and then
+// how far.
 //
 // Choosing the least-cost set of producers that does so at every step is a covering
 // problem, solved by CBC as an ILP (each row's coefficients capped at what it can ask,
