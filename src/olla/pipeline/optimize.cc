@@ -144,8 +144,8 @@ constexpr double kRecomputeBound = 0.1;        // The bound on added compute,
 constexpr double kRecomputeSearch = 0.9;       // The search for recomputations...
 constexpr double kRecomputeLayOut = 0.05;      // ...the placement of each it returns...
 constexpr double kRecomputePlace = 0.5;        // ...or of one short of the budget;
-constexpr double kRecomputeBoundOfPlan = 0.5;  // the bound for the plan's own order,
-constexpr double kRecomputeFloorOfPlan = 0.5;  // and its floor up to the plan's peak.
+constexpr double kRecomputeFloorOfPlan = 0.5;  // the floor of the plan's own order,
+constexpr double kRecomputeBoundOfPlan = 0.5;  // and its bound on added compute.
 }  // namespace share
 
 // What checking the plan (and writing it) will take, kept out of the searches' time:
@@ -374,9 +374,16 @@ class Recipe {
     }
     report.reached = plan.arena_bytes <= memory_budget;
     if (report.reached && result_.expanded) {
-      // The bound for the plan's own order of the graph's ops: the searched order's,
-      // unless the search deferred an op (a view or an update waiting for a copy).
+      // The plan's own order of the graph's ops: the searched order, unless the search
+      // deferred an op (a view or an update waiting for a copy).
       const olla::Order own = GraphOrder(*result_.expanded, plan.order);
+      // How far the plan is from the least on that order: its floor raised up to the
+      // plan's peak (first: seldom long, where the bound below takes all it is given).
+      const OrderFloor floor = RaiseOrderFloor(
+          searched, own, own == base ? bound.floor : ComputeOrderFloor(searched, own),
+          result_.rounded_peak_bytes, budget_.Split(share::kRecomputeFloorOfPlan));
+      report.order_floor_bytes = floor.bytes;
+      report.order_floor_op = own.ops[static_cast<size_t>(floor.step)];
       const AddedCostBound bound_of_plan =
           own == base ? bound
                       : BoundAddedCost(searched, own, memory_budget,
@@ -385,13 +392,6 @@ class Recipe {
         report.added_cost_bound = bound_of_plan.cost;
         report.bound_optimal = bound_of_plan.proven_optimal;
       }
-      // How far the plan is from the least on its order: that order's floor raised up
-      // to the plan's peak with the time left.
-      const OrderFloor floor =
-          RaiseOrderFloor(searched, own, bound_of_plan.floor, result_.rounded_peak_bytes,
-                          budget_.Split(share::kRecomputeFloorOfPlan));
-      report.order_floor_bytes = floor.bytes;
-      report.order_floor_op = own.ops[static_cast<size_t>(floor.step)];
     }
     result_.recompute = report;
     if (result_.expanded) method_ += ", recompute/search";

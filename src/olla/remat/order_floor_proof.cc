@@ -104,6 +104,7 @@ class Proof {
         if (h.KeptAt(step)) kept_bytes_[static_cast<size_t>(step)] += h.size;
     }
     node_.assign(held_.size(), -1);
+    short_of_.assign(static_cast<size_t>(steps), std::numeric_limits<int64_t>::max());
     waiting_bytes_.assign(static_cast<size_t>(steps), 0);
     for (int32_t step = 0; step + 1 < steps; ++step) {
       for (const Waiting& w : WaitingAt(step, Window(step), true))
@@ -126,10 +127,19 @@ class Proof {
         tried.push_back({-kept, step});
     }
     std::sort(tried.begin(), tried.end());
+    // The step that showed the last peak first: near it, it likely shows this one too.
+    std::stable_partition(tried.begin(), tried.end(),
+                          [&](const auto& t) { return t.second == last_shown_; });
     for (const auto& [unused, step] : tried) {
       if (shown.bytes >= peak || budget.Exhausted()) break;
+      // What a step shows only falls as the peak rises: one that fell short of a
+      // lower peak falls short of this one.
+      int64_t& short_of = short_of_[static_cast<size_t>(step)];
+      if (short_of <= peak) continue;
       const int64_t bytes = ShownAt(step, budget);
       if (bytes > shown.bytes) shown = {bytes, step};
+      if (bytes >= peak) last_shown_ = step;
+      if (bytes < peak && !budget.Exhausted()) short_of = std::min(short_of, peak);
     }
     return shown;
   }
@@ -183,6 +193,20 @@ class Proof {
     runnable_.assign(static_cast<size_t>(graph_.num_ops()), 0);
     for (int32_t o = 0; o < graph_.num_ops(); ++o)
       if (may_run_[static_cast<size_t>(o)]) runnable_[static_cast<size_t>(o)] = ~0u;
+    // Only the ops that make what the window reads, or what that is made from, take
+    // part in a cut: RuleOut tries no other.
+    makers_.assign(static_cast<size_t>(graph_.num_ops()), 0);
+    std::vector<BufferId> unmade;
+    for (const Waiting& w : at_step) unmade.push_back(w.buffer);
+    for (const Gap& g : gaps_)
+      for (const Waiting& w : g.waiting) unmade.push_back(w.buffer);
+    while (!unmade.empty()) {
+      const OpId maker = graph_.producer(unmade.back());
+      unmade.pop_back();
+      if (!maker.valid() || makers_[maker.index()]) continue;
+      makers_[maker.index()] = 1;
+      for (BufferId input : graph_.op(maker).uses) unmade.push_back(input);
+    }
     std::vector<int32_t> reads;
     for (const Waiting& w : at_step) reads.push_back(w.read);
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
@@ -210,6 +234,7 @@ class Proof {
     excluded_.assign(static_cast<size_t>(graph_.num_ops()), 0);
     std::vector<OpId> candidates;
     for (int32_t o = 0; o < graph_.num_ops(); ++o) {
+      if (!makers_[static_cast<size_t>(o)]) continue;
       if (!(runnable_[static_cast<size_t>(o)] & before)) continue;
       excluded_[static_cast<size_t>(o)] = 1;
       candidates.push_back(OpId(o));
@@ -351,11 +376,15 @@ class Proof {
   // By step: what its window's later steps read that a plan may have dropped there.
   std::vector<int64_t> waiting_bytes_;
   std::vector<int32_t> node_;  // By buffer: its vertex in the cut being built.
+  // By step: the least peak it fell short of (a peak it cannot show).
+  std::vector<int64_t> short_of_;
+  int32_t last_shown_ = -1;  // The last step that showed a peak tried.
   int64_t peak_ = 0;
   int32_t first_ = 0;  // The step being tried; its window's gaps follow.
   std::vector<Gap> gaps_;
   std::vector<uint32_t> runnable_;  // By op: the window's gaps where it may run.
   std::vector<char> excluded_;      // By op: in X.
+  std::vector<char> makers_;        // By op: it makes what the window reads (or from).
 };
 
 }  // namespace
