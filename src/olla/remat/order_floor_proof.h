@@ -30,10 +30,12 @@
 // On vit_b_16 at batch 32 it proves 271,098,296 bytes where the search's plan peaks at
 // 271,172,868 (docs/budget.md).
 //
-// Cost: per step tried, O(kWindow * (ops + buffers)) to set up, then up to kWindow
-// passes per later read, each a max flow per op of X and gap (most are skipped: an op
-// whose live bytes and every waiting buffer stay below P cannot be the last run); one
-// unit of work per flow. Anytime: out of budget, it proves nothing more.
+// Cost: steps are tried only where the order's floor and what waits there reach P, most
+// kept bytes first; per step, O(kWindow * (ops + buffers)) to set up, then passes over
+// X per later read, X only the ops that make what the window reads (or what that is
+// made from), a max flow per op and gap (skipped where the run's live bytes and every
+// waiting buffer stay below P); one unit of work per flow. Anytime: out of budget, it
+// proves nothing more.
 #pragma once
 
 #include <cstdint>
