@@ -341,9 +341,7 @@ TEST(OrderFloorProofTest, NeverAboveAPlanOnTheOrderAndAtOneMoreOften) {
       }
     }
   }
-  EXPECT_GT(raised_at_a_plan, floor_at_a_plan);
-  std::printf("at a plan: the order's floor %d, raised %d of %d\n", floor_at_a_plan,
-              raised_at_a_plan, 4 * static_cast<int>(kGraphs));
+  EXPECT_GT(raised_at_a_plan, floor_at_a_plan);  // 34 of 64 against 27.
 }
 
 }  // namespace
