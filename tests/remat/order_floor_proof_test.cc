@@ -5,6 +5,7 @@
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/remat/added_cost_bound.h"
+#include "olla/remat/order_floor.h"
 
 #include "graph_builder.h"
 

@@ -19,6 +19,7 @@
 #include "olla/plan/expand.h"
 #include "olla/remat/added_cost_bound.h"
 #include "olla/remat/cost.h"
+#include "olla/remat/order_floor.h"
 #include "olla/remat/order_floor_proof.h"
 #include "olla/remat/remat_search.h"
 #include "olla/simulation/plan_checker.h"

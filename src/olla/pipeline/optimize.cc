@@ -14,6 +14,8 @@
 #include "olla/placement/place.h"
 #include "olla/remat/added_cost_bound.h"
 #include "olla/remat/cost.h"
+#include "olla/remat/order_floor.h"
+#include "olla/remat/order_floor_proof.h"
 #include "olla/remat/recompute_floor.h"
 #include "olla/remat/remat_search.h"
 #include "olla/schedule/joint_ilp.h"

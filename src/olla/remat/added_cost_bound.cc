@@ -12,6 +12,7 @@
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/remat/cost.h"
+#include "olla/remat/order_floor.h"
 #include "olla/remat/order_floor_proof.h"
 #include "olla/remat/recomputable.h"
 #include "olla/solver/milp_solver.h"
@@ -22,77 +23,6 @@ namespace {
 
 // What the covering ILP's bound is lowered by (see its use).
 constexpr double kSolverTolerance = 2e-5;
-
-// A droppable buffer as plans on the order may free it: absent at the steps after
-// `after` (its producer's, or its last early reader's) and before `end` (its
-// lifetime's), but at `reads`, its late readers' steps (they read it or a copy).
-struct FreeSpan {
-  OpId producer;
-  int64_t size = 0;
-  int32_t after = 0;
-  int32_t end = 0;
-  std::vector<int32_t> reads;  // Ascending, once each.
-};
-
-// By producer, then as each op allocates them.
-std::vector<FreeSpan> FreeSpans(const Graph& graph, const Order& order,
-                                const Lifetimes& lifetimes,
-                                const RecomputableBuffers& buffers) {
-  std::vector<int32_t> step_of(static_cast<size_t>(graph.num_ops()));
-  for (size_t step = 0; step < order.ops.size(); ++step)
-    step_of[order.ops[step].index()] = static_cast<int32_t>(step);
-  std::vector<FreeSpan> spans;
-  for (int32_t o = 0; o < graph.num_ops(); ++o) {
-    for (BufferId b : graph.op(OpId(o)).allocates) {
-      if (!buffers.droppable[b.index()]) continue;
-      const std::vector<OpId>& late = buffers.late_users[b.index()];
-      FreeSpan span{OpId(o),
-                    graph.buffer(b).size,
-                    step_of[static_cast<size_t>(o)],
-                    lifetimes[b].end,
-                    {}};
-      for (OpId user : graph.users(b)) {
-        const int32_t at = step_of[user.index()];
-        if (std::find(late.begin(), late.end(), user) != late.end())
-          span.reads.push_back(at);
-        else
-          span.after = std::max(span.after, at);
-      }
-      std::sort(span.reads.begin(), span.reads.end());
-      span.reads.erase(std::unique(span.reads.begin(), span.reads.end()),
-                       span.reads.end());
-      spans.push_back(std::move(span));
-    }
-  }
-  return spans;
-}
-
-// At each step, the live bytes less all the spans free there (a difference array);
-// the largest.
-OrderFloor FloorOf(const MemoryTimeline& timeline, const std::vector<FreeSpan>& spans) {
-  const size_t steps = timeline.live_bytes.size();
-  std::vector<int64_t> freed(steps + 1, 0);
-  for (const FreeSpan& span : spans) {
-    if (span.after + 1 >= span.end) continue;
-    freed[static_cast<size_t>(span.after + 1)] += span.size;
-    freed[static_cast<size_t>(span.end)] -= span.size;
-    for (int32_t read : span.reads) {
-      if (read <= span.after || read >= span.end) continue;
-      freed[static_cast<size_t>(read)] -= span.size;
-      freed[static_cast<size_t>(read + 1)] += span.size;
-    }
-  }
-  OrderFloor floor;
-  int64_t free_here = 0;
-  for (size_t step = 0; step < steps; ++step) {
-    free_here += freed[step];
-    const int64_t least = timeline.live_bytes[step] - free_here;
-    if (least <= floor.bytes) continue;
-    floor.bytes = least;
-    floor.step = static_cast<int32_t>(step);
-  }
-  return floor;
-}
 
 // The covering problem of added_cost_bound.h. A variable for each op a plan may run
 // again (its cost); for each droppable buffer, one for each stretch of the steps above
@@ -288,12 +218,6 @@ class CoveringModel {
 
 }  // namespace
 
-OrderFloor ComputeOrderFloor(const Graph& graph, const Order& order) {
-  const Lifetimes lifetimes = ComputeLifetimes(graph, order);
-  return FloorOf(ComputeTimeline(graph, order, lifetimes),
-                 FreeSpans(graph, order, lifetimes, FindRecomputableBuffers(graph)));
-}
-
 AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
                               int64_t target_bytes, const Budget& budget) {
   AddedCostBound bound;
@@ -301,7 +225,7 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   const MemoryTimeline timeline = ComputeTimeline(graph, order, lifetimes);
   const RecomputableBuffers buffers = FindRecomputableBuffers(graph);
   const std::vector<FreeSpan> spans = FreeSpans(graph, order, lifetimes, buffers);
-  bound.floor = FloorOf(timeline, spans);
+  bound.floor = FloorOf(KeptBytes(timeline, spans));
   if (timeline.peak_bytes <= target_bytes) {
     bound.proven_optimal = true;
     return bound;

@@ -2,22 +2,11 @@
 // can say how far its plan is from the best there is (docs/budget.md).
 //
 // The plans it bounds keep the given order of the graph's ops and recompute as the
-// search does (recomputable.h): a dropped buffer's copies serve its late readers,
-// made by any number of runs of its producer. In every such plan, at the step of a
-// graph op, every buffer live there in the order stays live (as itself or a copy)
-// unless it is dropped, the step lies after its last early reader, and the op there
-// does not read it (with a copy for each reader, a dropped buffer
-// need exist only where it is read); copies and the inputs runs keep alive only add
-// bytes. So at each step whose live bytes exceed the target, the producers
-// run again must together free the excess from the buffers that can be freed there.
-// The least such plans can peak at, the order's floor, follows from the same argument:
-// at each step, its live bytes less every droppable buffer that may be freed there; the
-// largest over the steps. Where the floors of every order (recompute_floor.h) only
-// know what some op must hold, this knows what the order itself keeps live: on
-// Checkmate's ResNet50 it is the smallest arena the search reaches, 11 % above the
-// floor of every plan. BoundAddedCost raises it by what later steps read
-// (order_floor_proof.h), with half its budget: whether it passes the target, and then
-// how far.
+// search does (order_floor.h): at each step whose live bytes exceed the target, the
+// producers run again must together free the excess from the buffers that can be
+// freed there. Below the order's floor no producers do; BoundAddedCost raises that
+// floor by what later steps read (order_floor_proof.h), with half its budget: whether
+// it passes the target, and then how far.
 //
 // Choosing the least-cost set of producers that does so at every step is a covering
 // problem, solved by CBC as an ILP (each row's coefficients capped at what it can ask,
@@ -35,10 +24,9 @@
 // that no plan on this order reaches the target: the target lies below the order's
 // floor.
 //
-// Cost: O(ops + uses) for the order's floor; O(ops + buffers + the droppable buffers'
-// free steps + the steps the inputs their runs read are held) to build the ILP; the ILP
-// within the budget (its best bound when the budget ends, 0 when the model is too large
-// to build in time).
+// Cost: O(ops + buffers + the droppable buffers' free steps + the steps the inputs
+// their runs read are held) to build the ILP; the ILP within the budget (its best bound
+// when the budget ends, 0 when the model is too large to build in time).
 #pragma once
 
 #include <cstdint>
@@ -46,11 +34,9 @@
 #include "olla/core/budget.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
-#include "olla/remat/order_floor_proof.h"
+#include "olla/remat/order_floor.h"
 
 namespace olla {
-
-OrderFloor ComputeOrderFloor(const Graph& graph, const Order& order);
 
 struct AddedCostBound {
   int64_t cost = 0;             // OpCost units; no plan on the order adds less.

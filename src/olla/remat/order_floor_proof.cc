@@ -5,10 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "olla/analysis/lifetimes.h"
 #include "olla/analysis/min_cut_bound.h"
 #include "olla/plan/recompute_rules.h"
-#include "olla/remat/recomputable.h"
 
 namespace olla {
 namespace {
@@ -61,47 +59,28 @@ class Proof {
  public:
   Proof(const Graph& graph, const Order& order) : graph_(graph), order_(order) {
     const int32_t steps = order.size();
-    std::vector<int32_t> step_of(static_cast<size_t>(graph.num_ops()));
-    for (int32_t step = 0; step < steps; ++step)
-      step_of[order.ops[static_cast<size_t>(step)].index()] = step;
     const Lifetimes lifetimes = ComputeLifetimes(graph, order);
     const RecomputableBuffers buffers = FindRecomputableBuffers(graph);
+    const std::vector<FreeSpan> spans = FreeSpans(graph, order, lifetimes, buffers);
+    kept_bytes_ = KeptBytes(ComputeTimeline(graph, order, lifetimes), spans);
     may_run_.resize(static_cast<size_t>(graph.num_ops()));
-    for (int32_t o = 0; o < graph.num_ops(); ++o) {
-      may_run_[static_cast<size_t>(o)] = !graph.op(OpId(o)).allocates.empty() &&
-                                         RecomputeRefusal(graph, OpId(o)).empty();
-    }
+    for (int32_t o = 0; o < graph.num_ops(); ++o)
+      may_run_[static_cast<size_t>(o)] = RecomputeRefusal(graph, OpId(o)).empty();
     held_.resize(static_cast<size_t>(graph.num_buffers()));
     for (int32_t b = 0; b < graph.num_buffers(); ++b) {
-      const auto i = static_cast<size_t>(b);
-      Held& h = held_[i];
+      Held& h = held_[static_cast<size_t>(b)];
       const BufferId id(b);
       h.size = graph.buffer(id).size;
       h.persistent = graph.buffer(id).persistent;
       h.start = lifetimes[id].start;
       h.end = lifetimes[id].end;
-      h.copyable = buffers.copyable[i];
-      h.droppable = buffers.droppable[i];
-      const OpId producer = graph.producer(id);
-      h.after = producer.valid() ? step_of[producer.index()] : 0;
-      const std::vector<OpId>& late = buffers.late_users[i];
-      for (OpId user : graph.users(id)) {
-        const int32_t at = step_of[user.index()];
-        if (h.droppable && std::find(late.begin(), late.end(), user) != late.end())
-          h.reads.push_back(at);
-        else
-          h.after = std::max(h.after, at);
-      }
-      std::sort(h.reads.begin(), h.reads.end());
-      h.reads.erase(std::unique(h.reads.begin(), h.reads.end()), h.reads.end());
+      h.copyable = buffers.copyable[id.index()];
     }
-    kept_bytes_.assign(static_cast<size_t>(steps), 0);
-    for (int32_t step = 0; step < steps; ++step)
-      kept_bytes_[static_cast<size_t>(step)] =
-          graph.op(order.ops[static_cast<size_t>(step)]).workspace;
-    for (const Held& h : held_) {
-      for (int32_t step = std::max(h.start, 0); step < h.end; ++step)
-        if (h.KeptAt(step)) kept_bytes_[static_cast<size_t>(step)] += h.size;
+    for (const FreeSpan& span : spans) {
+      Held& h = held_[span.buffer.index()];
+      h.droppable = true;
+      h.after = span.after;
+      h.reads = span.reads;
     }
     node_.assign(held_.size(), -1);
     short_of_.assign(static_cast<size_t>(steps), std::numeric_limits<int64_t>::max());

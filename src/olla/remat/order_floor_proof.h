@@ -1,4 +1,4 @@
-// Raising the order's floor (added_cost_bound.h) by what a step's later readers need:
+// Raising the order's floor (order_floor.h) by what a step's later readers need:
 // a proof that every plan on an order peaks at some number of bytes or more.
 //
 // The order's floor takes every droppable buffer off a step where a plan may have
@@ -43,14 +43,9 @@
 #include "olla/core/budget.h"
 #include "olla/graph/graph.h"
 #include "olla/graph/order.h"
+#include "olla/remat/order_floor.h"
 
 namespace olla {
-
-// The least peak of every plan on the order, and the first step where it is live.
-struct OrderFloor {
-  int64_t bytes = 0;
-  int32_t step = 0;
-};
 
 // The most bytes the proof shows every plan on `order` peaking below `peak` must hold
 // at one of its steps, and that step: at `peak` or more, every plan peaks at `peak`
