@@ -1,10 +1,13 @@
 #include "olla/remat/added_cost_bound.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <compare>
+#include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,21 +27,28 @@ namespace {
 // What the covering ILP's bound is lowered by (see its use).
 constexpr double kSolverTolerance = 2e-5;
 
-// The covering problem of added_cost_bound.h. A variable for each op a plan may run
-// again (its cost); for each droppable buffer, one for each stretch of the steps above
-// the target where it may be absent (absent at one of them: a run of its producer
-// after that stretch begins); per row, the bytes absent buffers free less the bytes
-// held for their runs. A run after a step reads each input there: one dead there in
-// the order is held (itself or a copy) from its death through that step, or made
-// again after it died (a run of its producer, which reads its own inputs so).
+// The covering problem of added_cost_bound.h. A variable for each run a plan must pay
+// for (its op's cost): where an op makes one buffer, one for each of the buffer's late
+// reads (absent after the read before it, the buffer is made again by a run between)
+// and one after its death; an op that makes several, one for all its runs. For each
+// droppable buffer, one for each stretch of the steps above the target where it may be
+// absent (absent at one of them: a run of its producer after that stretch begins and
+// before the next read); per row, the bytes absent buffers free less the bytes held
+// for their runs. A run after a step reads each input there: one dead there in the
+// order is held (itself or a copy) from its death through that step, or made again
+// after it died (a run of its producer, which reads its own inputs so); one the plan
+// drops before the run and again after it, before its own next read, is made twice
+// in between (CopiesForRuns).
 class CoveringModel {
  public:
   // Stretches at most this many steps long: a run is charged for holding its inputs
   // through a stretch's first step only.
   static constexpr int32_t kStretch = 64;
+  // The `before` of a run after the death of the buffer it makes again.
+  static constexpr int32_t kAfterDeath = std::numeric_limits<int32_t>::max();
 
-  // `inputs`: whether runs pay for the inputs they read (else one variable per
-  // producer, absent wherever it may be).
+  // `inputs`: whether runs pay for the inputs they read (else one variable for each
+  // buffer's absence before each of its reads).
   CoveringModel(const Graph& graph, const Lifetimes& lifetimes,
                 const MemoryTimeline& timeline, const RecomputableBuffers& buffers,
                 int64_t target_bytes, bool inputs)
@@ -52,36 +62,29 @@ class CoveringModel {
 
   int64_t dearest() const { return dearest_; }
 
-  void Add(const FreeSpan& span) {
-    const std::vector<BufferId>& inputs = graph_.op(span.producer).uses;
-    std::optional<Key> stretch;
-    int32_t begun = 0;
-    for (int32_t step = span.after + 1; step < span.end; ++step) {
-      if (!AboveTarget(step) ||
-          std::binary_search(span.reads.begin(), span.reads.end(), step)) {
-        stretch.reset();
-        continue;
+  void Add(const std::vector<FreeSpan>& spans) {
+    // A stretch of a buffer begins afresh at each late read of what its readers make,
+    // so that CopiesForRuns finds stretches wholly after such a read.
+    if (inputs_) {
+      for (const FreeSpan& span : spans) {
+        for (BufferId input : graph_.op(span.producer).uses)
+          starts_[input.value()].insert(span.reads.begin(), span.reads.end());
       }
-      // Without the inputs, one stretch for all the steps (one variable per producer).
-      if (!stretch || (inputs_ && EndsStretch(inputs, begun, step))) {
-        stretch = RunAfter(span.producer, inputs_ ? step : -1, Kind::kAbsent);
-        begun = step;
-      }
-      credits_[static_cast<size_t>(step)].push_back({*stretch, span.size});
     }
+    for (const FreeSpan& span : spans) AddSpan(span);
   }
 
   // Adds the variables and constraints to `model`; its entries (for FitsInTime).
   int64_t Build(MilpModel& model) {
+    const std::vector<std::array<Key, 4>> copies = CopiesForRuns();
     // Costs over the dearest op paid for, so that the objective's coefficients are at
     // most 1 (over the dearest of all, a cheap op's cost fell below the solver's
     // tolerances, and its bounds rose above plans found).
     for (const auto& [key, variable] : variables_) {
-      if (key.kind == Kind::kPaid)
-        dearest_ = std::max(dearest_, OpCost(graph_, OpId(key.id)));
+      if (Paid(key.kind)) dearest_ = std::max(dearest_, OpCost(graph_, OpId(key.id)));
     }
     for (auto& [key, variable] : variables_) {
-      const double cost = key.kind == Kind::kPaid
+      const double cost = Paid(key.kind)
                               ? static_cast<double>(OpCost(graph_, OpId(key.id))) /
                                     static_cast<double>(dearest_)
                               : 0.0;
@@ -98,6 +101,10 @@ class CoveringModel {
       std::vector<MilpTerm> terms = {{var(needed), -1.0}};
       for (const Key& option : options) terms.push_back({var(option), 1.0});
       add(std::move(terms), 0.0);
+    }
+    for (const auto& [run, early, late, copy] : copies) {
+      add({{var(run), -1.0}, {var(early), -1.0}, {var(late), -1.0}, {var(copy), 1.0}},
+          -2.0);
     }
     // A buffer held through a later step is held through an earlier one; at each step
     // above the target from its death, its bytes count against the row.
@@ -143,13 +150,42 @@ class CoveringModel {
   }
 
  private:
-  enum class Kind { kPaid, kAbsent, kRun, kHeld };
+  enum class Kind { kPaid, kAbsent, kRun, kHeld, kCopy };
   struct Key {
     Kind kind;
     int32_t id;  // An op's (paid, absent, run) or a buffer's (held).
     int32_t step;
     auto operator<=>(const Key&) const = default;
   };
+
+  void AddSpan(const FreeSpan& span) {
+    const std::set<int32_t>& starts = starts_[span.buffer.value()];
+    const std::vector<BufferId>& inputs = graph_.op(span.producer).uses;
+    auto next_read = span.reads.begin();
+    std::optional<Key> stretch;
+    int32_t begun = 0;
+    for (int32_t step = span.after + 1; step < span.end; ++step) {
+      while (*next_read < step) ++next_read;  // The last read is at end - 1.
+      if (!AboveTarget(step) || *next_read == step) {
+        stretch.reset();
+        continue;
+      }
+      // Without the inputs, one stretch for all the steps before a read.
+      if (!stretch ||
+          (inputs_ && (EndsStretch(inputs, begun, step) || starts.contains(step)))) {
+        stretch = RunAfter(span.producer, inputs_ ? step : *next_read, *next_read,
+                           Kind::kAbsent);
+        begun = step;
+        if (inputs_) {
+          runs_.push_back({*stretch, span.producer, *next_read});
+          absent_[span.buffer.value()].push_back({*stretch, step, step});
+        }
+      }
+      credits_[static_cast<size_t>(step)].push_back({*stretch, span.size});
+      if (inputs_) absent_[span.buffer.value()].back().last = step;
+    }
+    span_of_.emplace(span.buffer.value(), &span);
+  }
 
   // Whether a stretch begun at `begun` ends before `step`: it is long enough, or one of
   // the producer's `inputs` dies there (from then on, held or made again).
@@ -165,31 +201,76 @@ class CoveringModel {
   }
 
   static std::string Name(const Key& key) {
-    static constexpr const char* kPrefix[] = {"x", "a", "r", "h"};
+    static constexpr const char* kPrefix[] = {"x", "a", "r", "h", "e"};
     return kPrefix[static_cast<int>(key.kind)] + std::to_string(key.id) + "_" +
            std::to_string(key.step);
+  }
+
+  // Whether a variable of `kind` is a run paid for (its op's cost).
+  static bool Paid(Kind kind) { return kind == Kind::kPaid || kind == Kind::kCopy; }
+
+  // A run of an absent stretch, after the stretch begins and before the read it
+  // serves, reads its inputs, each live then. Where one is a droppable buffer absent
+  // somewhere after its read (or last early read) before that read and before the
+  // stretch begins, and again from that read to its own next, its producer runs twice
+  // in between: once more than its next read pays for (a copy). The quadruples (run,
+  // absent before, absent after, copy).
+  std::vector<std::array<Key, 4>> CopiesForRuns() {
+    std::vector<std::array<Key, 4>> copies;
+    for (const Run& run : runs_) {
+      for (BufferId input : graph_.op(run.op).uses) {
+        const auto span = span_of_.find(input.value());
+        if (span == span_of_.end()) continue;
+        const FreeSpan& made = *span->second;
+        const auto next =
+            std::lower_bound(made.reads.begin(), made.reads.end(), run.before);
+        if (graph_.op(made.producer).allocates.size() != 1 || made.after >= run.before ||
+            next == made.reads.end())
+          continue;
+        const int32_t previous = next == made.reads.begin()
+                                     ? made.after
+                                     : std::max(made.after, *std::prev(next));
+        const Key copy{Kind::kCopy, made.producer.value(), *next};
+        for (const Stretch& early : absent_[input.value()]) {
+          if (early.first <= previous || early.last > run.key.step) continue;
+          for (const Stretch& late : absent_[input.value()]) {
+            if (late.first < run.before || late.first >= *next) continue;
+            Variable(copy);
+            copies.push_back({run.key, early.key, late.key, copy});
+          }
+        }
+      }
+    }
+    return copies;
   }
 
   // Records `key`'s variable (made in Build).
   void Variable(const Key& key) { variables_.try_emplace(key, -1); }
 
-  // A run of `op` after `step` (kRun), or a buffer it makes absent at some step of a
-  // stretch from `step` (kAbsent, made again after it): its variable, made once with
-  // what it needs.
-  Key RunAfter(OpId op, int32_t step, Kind kind = Kind::kRun) {
+  // A run of `op` after `step` and before `before` (kRun), or a buffer it makes absent
+  // at some step of a stretch from `step` and made again before `before` (kAbsent): its
+  // variable, made once with what it needs.
+  Key RunAfter(OpId op, int32_t step, int32_t before, Kind kind = Kind::kRun) {
     const Key run{kind, op.value(), step};
     if (!variables_.contains(run)) {
       Variable(run);
-      NeedsInputsAfter(op, step, run);
+      NeedsInputsAfter(op, step, before, run);
     }
     return run;
   }
 
-  // `needed` (an absent stretch or a run of `op` after `step`) implies `op` paid for,
+  // What pays for a run of `op` before `before` (and after its buffer's read before
+  // that): where `op` makes one buffer, runs before different reads of it, or after
+  // its death, are different runs, each paid for; an op that makes several pays once.
+  Key Paid(OpId op, int32_t before) const {
+    return {Kind::kPaid, op.value(), graph_.op(op).allocates.size() == 1 ? before : -1};
+  }
+
+  // `needed` (an absent stretch or a run of `op` after `step`) implies its run paid for,
   // and each of its inputs dead at `step` held through it or made again after it died.
-  void NeedsInputsAfter(OpId op, int32_t step, const Key& needed) {
-    implications_.push_back({needed, {{Kind::kPaid, op.value(), 0}}});
-    Variable({Kind::kPaid, op.value(), 0});
+  void NeedsInputsAfter(OpId op, int32_t step, int32_t before, const Key& needed) {
+    implications_.push_back({needed, {Paid(op, before)}});
+    Variable(Paid(op, before));
     if (!inputs_) return;
     for (BufferId input : graph_.op(op).uses) {
       const int32_t dies = lifetimes_[input].end;
@@ -199,7 +280,7 @@ class CoveringModel {
       std::vector<Key> options = {held};
       const OpId producer = graph_.producer(input);
       if (producer.valid() && copyable_[input.index()])
-        options.push_back(RunAfter(producer, dies - 1));
+        options.push_back(RunAfter(producer, dies - 1, kAfterDeath));
       implications_.push_back({needed, std::move(options)});
     }
   }
@@ -214,6 +295,21 @@ class CoveringModel {
   std::map<Key, int32_t> variables_;
   std::vector<std::pair<Key, std::vector<Key>>> implications_;  // Key <= any of them.
   std::vector<std::vector<std::pair<Key, int64_t>>> credits_;   // Per step.
+  // Of the runs' inputs (with inputs_ only): the absent stretches, by their runs' ops.
+  struct Run {
+    Key key;  // Its absent stretch's.
+    OpId op;
+    int32_t before;  // The read it serves.
+  };
+  std::vector<Run> runs_;
+  std::map<int32_t, const FreeSpan*> span_of_;  // By buffer.
+  struct Stretch {
+    Key key;
+    int32_t first;  // Its steps.
+    int32_t last;
+  };
+  std::map<int32_t, std::vector<Stretch>> absent_;  // By buffer.
+  std::map<int32_t, std::set<int32_t>> starts_;     // By buffer (Add).
 };
 
 }  // namespace
@@ -247,7 +343,7 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   for (const bool inputs : {false, true}) {
     const Budget part = inputs ? budget : budget.Split(0.5);
     CoveringModel covering(graph, lifetimes, timeline, buffers, target_bytes, inputs);
-    for (const FreeSpan& span : spans) covering.Add(span);
+    covering.Add(spans);
     MilpModel model;
     const int64_t entries = covering.Build(model);
     if (part.Exhausted() || !FitsInTime(entries, part)) break;

@@ -20,12 +20,15 @@
 // own solution, made into a plan, peaked 48 % above the budget, the matmul outputs it
 // reads held until the backward pass. (Solved first without the runs' inputs, a smaller
 // model that solves in little time, then with them in the time left; the higher of the
-// two bounds.) A step whose excess no dropping can free proves
-// that no plan on this order reaches the target: the target lies below the order's
-// floor.
+// two bounds.) Each run is paid for: where an op makes one buffer, a buffer absent
+// before two of its reads is made twice, and one a run reads that is absent before
+// that run and again after the read the run serves is made twice in that gap. A step
+// whose excess no dropping can free proves that no plan on this order reaches the
+// target: the target lies below the order's floor.
 //
 // Cost: O(ops + buffers + the droppable buffers' free steps + the steps the inputs
-// their runs read are held) to build the ILP; the ILP within the budget (its best bound
+// their runs read are held + the pairs of stretches an input of a run is absent in
+// before and after it) to build the ILP; the ILP within the budget (its best bound
 // when the budget ends, 0 when the model is too large to build in time).
 #pragma once
 
