@@ -1,16 +1,12 @@
 #include "olla/remat/remat_search.h"
 
-#include <algorithm>
 #include <string>
-#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/io/graph_json.h"
-#include "olla/plan/expand.h"
-#include "olla/remat/cost.h"
 #include "olla/remat/recompute_floor.h"
 #include "olla/schedule/executor.h"
 #include "olla/schedule/heuristics.h"
@@ -265,65 +261,6 @@ TEST(RematerializeTest, ACheckpointAtEveryBlockReachesBelowTheDescentFromNothing
   ASSERT_TRUE(check.valid) << check.error;
   EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);
   EXPECT_LT(result.peak_bytes, options.target_bytes / 10 * 11);
-}
-
-// Attention made again in the backward pass: qkv (40) with two slices q and v (20
-// each), scores s (20) from q; s and v read by one backward op, q by the next, a spike
-// (75) before them. Only making all four again after the spike reaches 90: taking v
-// before the scores frees qkv (qkv, q, v and the spike's gradient t peak at 90);
-// depth first, the longer chain (qkv, q, s) first and v last, qkv is held with the
-// scores, 110, and the search reached 90 only with six runs.
-TEST(RematerializeTest, TakesTheSliceThatFreesItsSourceBeforeTheScores) {
-  testing::GraphBuilder b;
-  const BufferId input = b.Persistent(1);
-  const BufferId qkv = b.Buffer(40, "qkv");
-  std::vector<OpId> attention = {b.Op({qkv}, {input})};
-  const BufferId q = b.Buffer(20, "q");
-  attention.push_back(b.Op({q}, {qkv}));
-  const BufferId v = b.Buffer(20, "v");
-  const OpId slice_v = b.Op({v}, {qkv});
-  attention.push_back(slice_v);
-  const BufferId s = b.Buffer(20, "s");
-  const OpId scores = b.Op({s}, {q});
-  attention.push_back(scores);
-  const BufferId o = b.Buffer(5, "o");
-  b.Op({o}, {s, v});
-  const BufferId loss_grad = b.Buffer(1, "loss_grad");
-  b.Op({loss_grad}, {o});
-  auto backward = [&](std::initializer_list<BufferId> reads, BufferId out) {
-    b.Op({out}, reads);
-    b.ops().back().phase = Phase::kBackward;
-  };
-  const BufferId spike = b.Buffer(75, "spike");
-  backward({loss_grad}, spike);
-  const BufferId t = b.Buffer(10, "t");
-  backward({spike}, t);
-  const BufferId g = b.Buffer(1, "g");
-  backward({t, s, v}, g);
-  backward({g, q}, b.Output(1, "input_grad"));
-  for (auto& op : b.ops()) op.type = "aten::mul.Tensor";
-  const Graph graph = b.Build();
-  RematOptions options;
-  options.target_bytes = 90;
-  const RematResult result =
-      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(10000));
-  ASSERT_TRUE(result.reached);
-  int64_t once = 0;
-  for (OpId op : attention) once += OpCost(graph, op);
-  EXPECT_EQ(result.added_cost, once);
-  const PlanCheck check = Check(graph, result);
-  ASSERT_TRUE(check.valid) << check.error;
-  EXPECT_EQ(check.peak_live_bytes, 90);
-  const ExpandedGraph expanded = *ExpandGraph(graph, result.recompute);
-  auto position = [&](OpId op) {
-    for (size_t i = 0; i < result.recompute.size(); ++i) {
-      if (result.recompute[i].op != op) continue;
-      const auto& ops = result.order.ops;
-      return std::find(ops.begin(), ops.end(), expanded.recompute_op[i]) - ops.begin();
-    }
-    return std::ptrdiff_t{-1};
-  };
-  EXPECT_LT(position(slice_v), position(scores));
 }
 
 }  // namespace

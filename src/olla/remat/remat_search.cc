@@ -25,10 +25,6 @@ namespace {
 // The share of the search's budget for the floor of the activations' plans.
 constexpr double kFloorShare = 0.05;
 
-// How far ahead of the runs an op waits for a run that frees what it makes may move
-// up (Measure): enough for a block's attention, not quadratic in a long chain.
-constexpr size_t kEarlyRunLookahead = 64;
-
 // What the search does with a buffer: keeps it, drops it after its early uses with
 // one copy made again for every late reader (recomputable.h: an activation's backward
 // readers; a gradient's readers past its widest gap), or one for each group its cuts
@@ -312,45 +308,19 @@ class Search {
       }
       return true;
     };
-    // Per buffer: the ops that read it and have not run yet.
-    std::vector<int32_t> readers_left(static_cast<size_t>(g.num_buffers()));
-    for (int32_t b = 0; b < g.num_buffers(); ++b)
-      readers_left[static_cast<size_t>(b)] =
-          static_cast<int32_t>(g.users(BufferId(b)).size());
-    auto inputs = [&](OpId id) {
-      std::vector<BufferId> read(g.op(id).uses);
-      std::sort(read.begin(), read.end());
-      read.erase(std::unique(read.begin(), read.end()), read.end());
-      return read;
-    };
-    auto append = [&](OpId id) {
-      deferred[id.index()] = 0;
-      emitted[id.index()] = 1;
-      m.order.ops.push_back(id);
-      for (BufferId b : inputs(id)) --readers_left[b.index()];
-    };
     auto release = [&] {  // The waiting ops whose predecessors have all run.
       for (bool progress = true; progress;) {
         progress = false;
         for (OpId id : waiting) {
           if (deferred[id.index()] && ready(id)) {
-            append(id);
+            deferred[id.index()] = 0;
+            emitted[id.index()] = 1;
+            m.order.ops.push_back(id);
             progress = true;
           }
         }
       }
       std::erase_if(waiting, [&](OpId id) { return !deferred[id.index()]; });
-    };
-    // The bytes a run adds to what is live: its copies less the inputs it reads last.
-    auto adds = [&](OpId id) {
-      int64_t bytes = 0;
-      for (BufferId b : g.op(id).allocates) bytes += g.buffer(b).size;
-      for (BufferId b : inputs(id)) {
-        const Buffer& buffer = g.buffer(b);
-        if (readers_left[b.index()] == 1 && !buffer.persistent && !buffer.output)
-          bytes -= buffer.size;
-      }
-      return bytes;
     };
     // The longest chain of recomputations each op waits for: an op's pending
     // predecessors run the longest chain first, so that a run with fewer of its own
@@ -374,47 +344,24 @@ class Search {
       });
       return before;
     };
-    std::vector<char> planned(static_cast<size_t>(g.num_ops()), 0);
-    std::vector<OpId> sequence;
     auto emit_with_predecessors = [&](OpId op) {
       // Depth first over the recomputations (and waiting ops) it needs, theirs first.
-      sequence.clear();
       stack.push_back({op, pending(op), 0});
       while (!stack.empty()) {
         Frame& frame = stack.back();
         if (frame.next < frame.before.size()) {
           const OpId before = frame.before[frame.next++];
-          if (!emitted[before.index()] && !planned[before.index()])
-            stack.push_back({before, pending(before), 0});
+          if (!emitted[before.index()]) stack.push_back({before, pending(before), 0});
           continue;
         }
         const OpId done = frame.op;
         stack.pop_back();
-        if (emitted[done.index()] || planned[done.index()]) continue;
-        planned[done.index()] = 1;
-        sequence.push_back(done);
+        if (emitted[done.index()]) continue;
+        deferred[done.index()] = 0;
+        emitted[done.index()] = 1;
+        m.order.ops.push_back(done);
+        if (e.is_recomputation(done)) release();
       }
-      // In that order, but a run that frees at least the bytes it makes (the last
-      // reader of a matmul's output, taking its slice) runs as soon as it can:
-      // depth first, swin_t's attention made again took the v slice of qkv only
-      // after the scores and their softmax, qkv held all along.
-      size_t next = 0;
-      while (next < sequence.size()) {
-        OpId chosen = sequence[next];
-        const size_t look = std::min(sequence.size(), next + kEarlyRunLookahead);
-        for (size_t i = next + 1; i < look; ++i) {
-          const OpId run = sequence[i];
-          if (!emitted[run.index()] && e.is_recomputation(run) && ready(run) &&
-              adds(run) <= 0) {
-            chosen = run;
-            break;
-          }
-        }
-        append(chosen);
-        if (e.is_recomputation(chosen)) release();
-        while (next < sequence.size() && emitted[sequence[next].index()]) ++next;
-      }
-      for (OpId id : sequence) planned[id.index()] = 0;
     };
     for (OpId original : order_.ops) {
       const OpId op = e.expanded_op[original.index()];

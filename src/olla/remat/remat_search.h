@@ -4,9 +4,7 @@
 //
 // The search keeps the order it is given (the scheduler's, the best there is without
 // recomputation) and runs each recomputation just before the first op that reads its
-// copies, so it measures exactly the peak of each choice (the runs an op waits for
-// depth first, longest chain first; a run that frees at least what it makes as soon
-// as it can). A dropped buffer (made by an
+// copies, so it measures exactly the peak of each choice. A dropped buffer (made by an
 // op that recompute_rules.h allows, with late readers: an activation read again in the
 // backward pass, or a gradient read again where a residual connection joins) gets its
 // copies from one run of its producer for all its late readers, from one for each
