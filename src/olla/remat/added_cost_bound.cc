@@ -153,7 +153,7 @@ class CoveringModel {
   enum class Kind { kPaid, kAbsent, kRun, kHeld, kCopy };
   struct Key {
     Kind kind;
-    int32_t id;  // An op's (paid, absent, run) or a buffer's (held).
+    int32_t id;  // An op's (paid, absent, run, copy) or a buffer's (held).
     int32_t step;
     auto operator<=>(const Key&) const = default;
   };
