@@ -58,7 +58,10 @@ class CoveringModel {
         copyable_(buffers.copyable),
         target_(target_bytes),
         inputs_(inputs),
-        credits_(timeline.live_bytes.size()) {}
+        credits_(timeline.live_bytes.size()),
+        span_of_(static_cast<size_t>(graph.num_buffers()), nullptr),
+        absent_(static_cast<size_t>(graph.num_buffers())),
+        starts_(static_cast<size_t>(graph.num_buffers())) {}
 
   int64_t dearest() const { return dearest_; }
 
@@ -68,7 +71,7 @@ class CoveringModel {
     if (inputs_) {
       for (const FreeSpan& span : spans) {
         for (BufferId input : graph_.op(span.producer).uses)
-          starts_[input.value()].insert(span.reads.begin(), span.reads.end());
+          starts_[input.index()].insert(span.reads.begin(), span.reads.end());
       }
     }
     for (const FreeSpan& span : spans) AddSpan(span);
@@ -159,7 +162,7 @@ class CoveringModel {
   };
 
   void AddSpan(const FreeSpan& span) {
-    const std::set<int32_t>& starts = starts_[span.buffer.value()];
+    const std::set<int32_t>& starts = starts_[span.buffer.index()];
     const std::vector<BufferId>& inputs = graph_.op(span.producer).uses;
     auto next_read = span.reads.begin();
     std::optional<Key> stretch;
@@ -178,13 +181,13 @@ class CoveringModel {
         begun = step;
         if (inputs_) {
           runs_.push_back({*stretch, span.producer, *next_read});
-          absent_[span.buffer.value()].push_back({*stretch, step, step});
+          absent_[span.buffer.index()].push_back({*stretch, step, step});
         }
       }
       credits_[static_cast<size_t>(step)].push_back({*stretch, span.size});
-      if (inputs_) absent_[span.buffer.value()].back().last = step;
+      if (inputs_) absent_[span.buffer.index()].back().last = step;
     }
-    span_of_.emplace(span.buffer.value(), &span);
+    span_of_[span.buffer.index()] = &span;
   }
 
   // Whether a stretch begun at `begun` ends before `step`: it is long enough, or one of
@@ -219,9 +222,8 @@ class CoveringModel {
     std::vector<std::array<Key, 4>> copies;
     for (const Run& run : runs_) {
       for (BufferId input : graph_.op(run.op).uses) {
-        const auto span = span_of_.find(input.value());
-        if (span == span_of_.end()) continue;
-        const FreeSpan& made = *span->second;
+        if (span_of_[input.index()] == nullptr) continue;
+        const FreeSpan& made = *span_of_[input.index()];
         const auto next =
             std::lower_bound(made.reads.begin(), made.reads.end(), run.before);
         if (graph_.op(made.producer).allocates.size() != 1 || made.after >= run.before ||
@@ -231,9 +233,10 @@ class CoveringModel {
                                      ? made.after
                                      : std::max(made.after, *std::prev(next));
         const Key copy{Kind::kCopy, made.producer.value(), *next};
-        for (const Stretch& early : absent_[input.value()]) {
+        const std::vector<Stretch>& absent = absent_[input.index()];
+        for (const Stretch& early : absent) {
           if (early.first <= previous || early.last > run.key.step) continue;
-          for (const Stretch& late : absent_[input.value()]) {
+          for (const Stretch& late : absent) {
             if (late.first < run.before || late.first >= *next) continue;
             Variable(copy);
             copies.push_back({run.key, early.key, late.key, copy});
@@ -302,14 +305,14 @@ class CoveringModel {
     int32_t before;  // The read it serves.
   };
   std::vector<Run> runs_;
-  std::map<int32_t, const FreeSpan*> span_of_;  // By buffer.
+  std::vector<const FreeSpan*> span_of_;  // By buffer: its span, if droppable.
   struct Stretch {
     Key key;
     int32_t first;  // Its steps.
     int32_t last;
   };
-  std::map<int32_t, std::vector<Stretch>> absent_;  // By buffer.
-  std::map<int32_t, std::set<int32_t>> starts_;     // By buffer (Add).
+  std::vector<std::vector<Stretch>> absent_;  // By buffer.
+  std::vector<std::set<int32_t>> starts_;     // By buffer (Add).
 };
 
 }  // namespace
