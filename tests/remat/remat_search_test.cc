@@ -97,6 +97,60 @@ TEST(RematerializeTest, PartsAnActivationsReadersAtTwoCuts) {
   EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);
 }
 
+// A residual block, o = a + fc2(gelu(fc1(a))) after a = x + att(x), read twice by the
+// backward pass, before and after a step where two gradients of 8 units are live; a
+// spike in the forward pass drops it first, its copy made before its first backward
+// read. At 17 units that copy cannot wait across the step either, so o is made again
+// after it, from the input, while the second gradient waits: the MLP's run holds
+// fc1's and the GELU's outputs (8) beside it, 16. A copy of `a` shared by fc1's run
+// and the add's waits across the MLP too (18); with a chain of its own for each (`a`
+// and the attention made twice there), none does.
+TEST(RematerializeTest, ARunOfAResidualAddGetsAChainOfItsOwn) {
+  testing::GraphBuilder b;
+  const BufferId input = b.Persistent(1);
+  auto op = [&](std::initializer_list<BufferId> reads, int64_t size, Phase phase) {
+    const BufferId out = b.Buffer(size);
+    b.Op({out}, reads);
+    b.ops().back().phase = phase;
+    return out;
+  };
+  const Phase forward = Phase::kForward;
+  const BufferId x = op({input}, 2, forward);
+  const BufferId h = op({x}, 2, forward);
+  const BufferId a = op({x, h}, 2, forward);
+  const OpId make_a = OpId(static_cast<int32_t>(b.ops().size()) - 1);
+  const BufferId m1 = op({a}, 4, forward);
+  const BufferId m2 = op({m1}, 4, forward);
+  const BufferId m3 = op({m2}, 2, forward);
+  const BufferId o = op({a, m3}, 2, forward);
+  const BufferId z = op({o}, 1, forward);
+  const BufferId spike = op({z}, 15, forward);
+  const BufferId loss = op({spike}, 1, forward);
+  const Phase backward = Phase::kBackward;
+  const BufferId grad = op({loss, o}, 8, backward);
+  const BufferId grad2 = op({grad}, 8, backward);  // The step no copy waits across.
+  const BufferId last = op({grad2, o}, 2, backward);
+  const BufferId input_grad = b.Output(1, "input_grad");
+  b.Op({input_grad}, {last});
+  b.ops().back().phase = backward;
+  for (olla::Op& each : b.ops()) each.type = "aten::mul.Tensor";
+  const Graph graph = b.Build();
+  ASSERT_EQ(EagerPeak(graph), 18);
+  RematOptions options;
+  options.target_bytes = 17;
+  const RematResult result =
+      Rematerialize(graph, EagerOrder(graph), options, Budget::OfWork(2000));
+  EXPECT_TRUE(result.reached) << result.peak_bytes;
+  const PlanCheck check = Check(graph, result);
+  ASSERT_TRUE(check.valid) << check.error;
+  EXPECT_EQ(check.peak_live_bytes, result.peak_bytes);
+  // `a` made for fc1's run and again for the add's, for each run of o: before the
+  // first backward read, and after the step.
+  int32_t runs_of_a = 0;
+  for (const Recomputation& run : result.recompute) runs_of_a += run.op == make_a;
+  EXPECT_EQ(runs_of_a, 4);
+}
+
 TEST(RematerializeTest, PruningKeepsOnlyWhatTheTargetNeeds) {
   const Graph graph = testing::MakeTrainingChain(8, 1000).builder.Build();
   const int64_t peak = EagerPeak(graph);

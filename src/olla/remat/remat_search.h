@@ -11,7 +11,9 @@
 // group its cuts part (the readers needed up to a step of the order, those up to the
 // next cut, and so on: checkpoints of checkpoints, a layer's input made again for each
 // later layer's backward pass), or from one run for each place a reader first needs
-// it; a run whose inputs were dropped reads their copies (chains).
+// it; a run whose inputs were dropped reads their copies (chains). A buffer dropped with
+// one copy may give each run that reads it a chain of its own (a residual add's input
+// made for the MLP's run and again for the add's, not held across the MLP).
 //
 // The search looks at the activations alone first (recomputable.h's reaches), then
 // goes on over the whole step from their best with the work left; below the floor of
