@@ -801,10 +801,11 @@ class Walk {
 
   // Gives back what the target does not need, dearest op first: its runs for each
   // reader (one run serving them all, two parted where one is first needed, or one
-  // for each such place, parted by cuts, instead), its cuts (all, then one at a time),
-  // then its recomputation. Only the ops whose buffers `since` chooses
-  // otherwise, when given (what a restart changed), and those run for each reader (a
-  // restart may have made one of their readers' runs, and so their cuts, cheaper).
+  // for each such place, parted by cuts, instead), its chains of their own (shared
+  // again), its cuts (all, then one at a time), then its recomputation. Only the ops
+  // whose buffers `since` chooses otherwise, when given (what a restart changed), and
+  // those run for each reader (a restart may have made one of their readers' runs,
+  // and so their cuts, cheaper).
   // `tied`: given back in every block that repeats the op's block at once.
   void Prune(State& state, const Choice* since = nullptr, bool tied = false) {
     if (state.m.timeline.peak_bytes > options_.target_bytes) return;
