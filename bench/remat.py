@@ -150,7 +150,7 @@ def smallest_fit(olla, path, low, high, fitted, time_limit, steps=8):
     when none did): from the eager peak, the last step on swin_t was 11.6 MB."""
     best = None
     for report in fitted:
-        if report["fits"] and (best is None or report["arena_bytes"] < high):
+        if report["fits"] and report["arena_bytes"] < high:
             high, best = report["arena_bytes"], report
     for _ in range(steps):
         if high - low <= 1:

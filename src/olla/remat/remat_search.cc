@@ -219,6 +219,7 @@ class Search {
     // Per run: its chain (0: shared; else one run reading a buffer with its own chains,
     // plus one: what makes what it reads runs apart from every other chain's runs).
     std::vector<int32_t> chain_of;
+    int32_t own_runs = 0;
     std::vector<std::vector<int32_t>> runs_of(static_cast<size_t>(graph_.num_ops()));
     for (int32_t o = graph_.num_ops() - 1; o >= 0; --o) {
       const Op& op = graph_.op(OpId(o));
@@ -250,6 +251,7 @@ class Search {
         runs.push_back({OpId(o), std::move(s), std::move(f), 0, {}});
         needed_at.push_back(first);
         chain_of.push_back(chain);
+        if (chain != 0) ++own_runs;
       };
       // One run for each group of readers: those its cuts part (by where each is first
       // needed; without cuts, one group), or for a copy per reader those first needed
@@ -275,10 +277,8 @@ class Search {
       }
       for (auto& [key, readers] : groups)
         add(std::move(readers.first), std::move(readers.second), key.second);
+      if (own_runs > graph_.num_ops()) return std::nullopt;
     }
-    if (std::count_if(chain_of.begin(), chain_of.end(),
-                      [](int32_t c) { return c != 0; }) > graph_.num_ops())
-      return std::nullopt;
     // Made last op first; run in op order: index i becomes last - i.
     std::reverse(runs.begin(), runs.end());
     std::reverse(needed_at.begin(), needed_at.end());
@@ -419,21 +419,29 @@ class Search {
     return m;
   }
 
-  // Of the dropped buffers a run of `source`'s producer reads (transitively), those
-  // dropped with one copy that two of their producers read.
-  std::vector<BufferId> ReadTwiceIn(BufferId source, const Choice& choice) const {
-    std::vector<int32_t> reads(static_cast<size_t>(graph_.num_buffers()), -1);
-    std::vector<BufferId> chain = {source};
-    reads[source.index()] = 0;
+  // `b` and the dropped buffers a run of its producer reads, transitively.
+  std::vector<BufferId> DroppedChain(BufferId b, const Choice& choice) const {
+    std::vector<char> seen(static_cast<size_t>(graph_.num_buffers()), 0);
+    std::vector<BufferId> chain = {b};
+    seen[b.index()] = 1;
     for (size_t next = 0; next < chain.size(); ++next) {
-      std::vector<BufferId> inputs = graph_.op(graph_.producer(chain[next])).uses;
-      Unique(inputs);
-      for (BufferId input : inputs) {
-        if (choice.mode[input.index()] == kKept) continue;
-        int32_t& count = reads[input.index()];
-        if (count < 0) chain.push_back(input);
-        count = std::max(count, 0) + 1;
+      for (BufferId input : graph_.op(graph_.producer(chain[next])).uses) {
+        if (seen[input.index()] || choice.mode[input.index()] == kKept) continue;
+        seen[input.index()] = 1;
+        chain.push_back(input);
       }
+    }
+    return chain;
+  }
+  // Of `source`'s dropped chain, the buffers dropped with one copy, chains shared, that
+  // two of the chain's producers read.
+  std::vector<BufferId> ReadTwiceIn(BufferId source, const Choice& choice) const {
+    const std::vector<BufferId> chain = DroppedChain(source, choice);
+    std::vector<int32_t> reads(static_cast<size_t>(graph_.num_buffers()), 0);
+    for (BufferId b : chain) {
+      std::vector<BufferId> inputs = graph_.op(graph_.producer(b)).uses;
+      Unique(inputs);
+      for (BufferId input : inputs) ++reads[input.index()];
     }
     std::vector<BufferId> twice;
     for (BufferId b : chain) {
@@ -442,25 +450,6 @@ class Search {
         twice.push_back(b);
     }
     return twice;
-  }
-  // The cost of running again what makes `b` from the dropped buffers (an estimate:
-  // what two of them read counted once).
-  int64_t ChainCost(BufferId b, const Choice& choice) const {
-    std::vector<char> seen(static_cast<size_t>(graph_.num_buffers()), 0);
-    std::vector<BufferId> next = {b};
-    seen[b.index()] = 1;
-    int64_t total = 0;
-    while (!next.empty()) {
-      const OpId p = graph_.producer(next.back());
-      next.pop_back();
-      total += cost(p);
-      for (BufferId input : graph_.op(p).uses) {
-        if (seen[input.index()] || choice.mode[input.index()] == kKept) continue;
-        seen[input.index()] = 1;
-        next.push_back(input);
-      }
-    }
-    return total;
   }
 
   // A way to lower the peak: buffers to drop (one copy), dropped buffers to copy for
@@ -661,21 +650,24 @@ class Search {
           if (position(user) > step_position)
             read_after = std::min(read_after, position(user));
         }
+        const std::vector<BufferId> shared_in_chain = ReadTwiceIn(source, choice);
         Candidate closed{{}, {}, {}, g.buffer(copy).size, 0};
+        closed.last_resort = true;
         // The runs the op at the step needs, with those before it.
-        cut_copies_read({source}, step_position, closed);
-        if (read_after != std::numeric_limits<int32_t>::max() && closed.cut.size() > 1) {
+        if (!shared_in_chain.empty() && read_after != std::numeric_limits<int32_t>::max())
+          cut_copies_read({source}, step_position, closed);
+        if (closed.cut.size() > 1) {
           const std::vector<std::pair<BufferId, int32_t>> chain = closed.cut;
           for (const auto& [link, unused] : chain) {
             if (link == source || choice.IsCutAt(link, read_after)) continue;
             closed.cut.push_back({link, read_after});
             closed.added += cost(graph_.producer(link));
           }
-          closed.last_resort = true;
-          for (BufferId shared : ReadTwiceIn(source, choice)) {
+          for (BufferId shared : shared_in_chain) {
             Candidate apart = closed;
             apart.own_chains = {shared};
-            apart.added += ChainCost(shared, choice);
+            for (BufferId link : DroppedChain(shared, choice))
+              apart.added += cost(graph_.producer(link));
             rank(std::move(apart));
           }
         }
