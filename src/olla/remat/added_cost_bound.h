@@ -26,6 +26,9 @@
 // whose excess no dropping can free proves that no plan on this order reaches the
 // target: the target lies below the order's floor.
 //
+// On graphs of a few hundred ops at most, the bound is then raised by a model that
+// knows when each run happens (stage_bound.h), in the time left.
+//
 // Cost: O(ops + buffers + the droppable buffers' free steps + the steps the inputs
 // their runs read are held + the pairs of stretches an input of a run is absent in
 // before and after it) to build the ILP; the ILP within the budget (its best bound
@@ -42,9 +45,10 @@
 namespace olla {
 
 struct AddedCostBound {
-  int64_t cost = 0;             // OpCost units; no plan on the order adds less.
-  bool proven_optimal = false;  // `cost` is the covering problem's optimum.
-  OrderFloor floor;             // Of the order: no plan on it peaks lower.
+  int64_t cost = 0;  // OpCost units; no plan on the order adds less.
+  // `cost` is the covering problem's optimum, or the stage model's.
+  bool proven_optimal = false;
+  OrderFloor floor;  // Of the order: no plan on it peaks lower.
   // False: the target lies below the order's floor, and no plan on it reaches the
   // target (then `cost` is meaningless).
   bool reachable = true;
