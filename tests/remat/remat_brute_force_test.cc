@@ -331,14 +331,14 @@ TEST(AddedCostBoundTest, NeverAboveAPlanThatRunsAnOpTwice) {
     }
   }
   EXPECT_EQ(targets, 178);
-  // 143 of 178: 142 without the stage model (stage_bound.h), 136 where an op paid once,
-  // however many runs a plan needs of it.
+  // 145 of 178 (to the covering's tolerance; the stage model's is wider): 142 without
+  // the stage model (stage_bound.h), 136 where an op paid once, however many runs a
+  // plan needs of it.
   EXPECT_GT(at_the_cheapest, 142);
 }
 
 // The stage model alone (stage_bound.h) on the same graphs: never above the cheapest
-// plan, and at it on 140 of 178 targets (the covering bound on 142: each is at it
-// where the other is not, 143 together).
+// plan, and at it on 158 of 178 targets (the covering bound on 142).
 TEST(StageBoundTest, NeverAboveAPlanAndOftenAtTheCheapest) {
   constexpr int kShort = 4;
   int at_the_cheapest = 0;
@@ -349,16 +349,20 @@ TEST(StageBoundTest, NeverAboveAPlanAndOftenAtTheCheapest) {
     const Order order = EagerOrder(graph);
     const Lifetimes lifetimes = ComputeLifetimes(graph, order);
     const RecomputableBuffers buffers = FindRecomputableBuffers(graph);
+    int64_t dearest = 0;
+    for (int32_t o = 0; o < graph.num_ops(); ++o)
+      dearest = std::max(dearest, OpCost(graph, OpId(o)));
     for (const auto& [target, cost] :
          CheapestByPeak(EveryPlan(graph, kShort, /*cuts=*/kShort))) {
       const std::optional<StageBound> bound = BoundAddedCostByStages(
           graph, order, lifetimes, buffers, target, Budget::OfWork(100'000));
       ASSERT_TRUE(bound.has_value()) << "seed " << seed << ": target " << target;
       EXPECT_LE(bound->cost, cost) << "seed " << seed << ": target " << target;
-      at_the_cheapest += cost - bound->cost <= cost / 10'000;
+      // Within the solver's tolerance (stage_bound.cc: 1e-4 of the dearest op's cost).
+      at_the_cheapest += cost - bound->cost <= dearest / 10'000 + 1;
     }
   }
-  EXPECT_GE(at_the_cheapest, 140);
+  EXPECT_GE(at_the_cheapest, 158);
 }
 
 // The order's floor (added_cost_bound.h) is never above a plan that keeps the order.

@@ -390,7 +390,9 @@ class Recipe {
           own == base ? bound
                       : BoundAddedCost(searched, own, memory_budget,
                                        budget_.Split(share::kRecomputeBoundOfPlan));
-      if (bound_of_plan.reachable) {
+      // A bound above the plan's own cost is the solver's error (CBC once called such
+      // a bound optimal: remat/stage_bound.cc), never reported.
+      if (bound_of_plan.reachable && bound_of_plan.cost <= report.added_cost) {
         report.added_cost_bound = bound_of_plan.cost;
         report.bound_optimal = bound_of_plan.proven_optimal;
       }

@@ -100,7 +100,7 @@ struct RecomputeReport {
   // No plan that runs the graph's ops in the plan's order adds less
   // (remat/added_cost_bound.h); absent when the plan does not fit.
   std::optional<int64_t> added_cost_bound;
-  bool bound_optimal = false;  // The bound is its covering problem's optimum.
+  bool bound_optimal = false;  // The bound is its model's optimum.
   // No plan on the searched order peaks lower (remat/added_cost_bound.h, the order's
   // floor); above the budget, none on it reaches the budget.
   int64_t order_floor_bytes = 0;

@@ -26,7 +26,7 @@
 // whose excess no dropping can free proves that no plan on this order reaches the
 // target: the target lies below the order's floor.
 //
-// On graphs of a few hundred ops at most, the bound is then raised by a model that
+// On graphs of about a hundred ops at most, the bound is then raised by a model that
 // knows when each run happens (stage_bound.h), in the time left.
 //
 // Cost: O(ops + buffers + the droppable buffers' free steps + the steps the inputs

@@ -17,8 +17,8 @@
 //    stage does not make again (live through the whole stage, whatever order its runs
 //    take).
 // The least compute of the runs under those constraints bounds every plan on the order;
-// an ILP of O(steps x buffers live across them) variables, for graphs of a few hundred
-// ops (Checkmate's Keras graphs), solved by CBC within the budget.
+// an ILP of O(steps x buffers live across them) variables, for graphs of about a hundred
+// ops (Checkmate's VGGs, segnet and vgg_unet), solved by CBC within the budget.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +37,9 @@ struct StageBound {
   bool proven_optimal = false;  // `cost` is the stage model's optimum.
 };
 
-// Nullopt when the model is too large to build and solve within `budget`, or the
-// solver ends with no bound; a bound of `target_bytes` above every plan's peak
-// (no run needed) is 0.
+// Nullopt when the model would pass 400,000 entries (about a hundred ops) or not be
+// solved within `budget`, or the solver ends with no bound. A target every step meets
+// without runs gets 0.
 std::optional<StageBound> BoundAddedCostByStages(const Graph& graph, const Order& order,
                                                  const Lifetimes& lifetimes,
                                                  const RecomputableBuffers& buffers,
