@@ -123,10 +123,11 @@ def main():
               "Where the gap above passed half a point, `olla optimize --align 1 "
               f"--memory-budget B --time-limit {arguments.prove_limit}` "
               "(a tenth of it for the bound; the search stops once its plan meets a "
-              "proven bound). Its bound is the one marked * above; proven: CBC proved it "
-              "the optimum of its model (equal to the compute added, the plan is "
-              "optimal on the order).", "",
-              "| graph | budget | seconds | compute added | bound | proven |",
+              "proven bound). Its bound is the one marked * above where it is higher; "
+              "optimum: CBC proved the bound the optimum of the model that gave it (the "
+              "covering ILP's or the stage model's; equal to the compute added, the "
+              "plan is optimal on the order).", "",
+              "| graph | budget | seconds | compute added | bound | optimum |",
               "|---|---:|---:|---:|---:|---|"]
     proof_rows = []
     reach = ["", "## How low each graph goes", "",
