@@ -19,12 +19,15 @@ namespace {
 // fits with `a` alone dropped and made again before its backward read; but that run,
 // with its workspace beside the gradient and `c`, does not fit, so `c` is made again
 // too, after it. A bound that sees the steps only, as the covering bound does, stops
-// at `a`'s run.
+// at `a`'s run. `a` is made with a weight the step updates in place, as in captured
+// graphs: persistent and an output of the step, outside the arena.
 TEST(StageBoundTest, ARunMustFitWhereItRunsToo) {
   testing::GraphBuilder b;
   const BufferId x = b.Buffer(1, "x");
+  const BufferId weight = b.Persistent(100);
+  b.buffers().back().output = true;
   const BufferId a = b.Buffer(8, "a");
-  const OpId make_a = b.Op({a}, {x});
+  const OpId make_a = b.Op({a}, {x, weight});
   b.ops().back().workspace = 3;
   const BufferId c = b.Buffer(2, "c");
   const OpId make_c = b.Op({c}, {x});
@@ -41,6 +44,9 @@ TEST(StageBoundTest, ARunMustFitWhereItRunsToo) {
   const BufferId g1 = backward({spike}, b.Buffer(4, "g1"));
   const BufferId g2 = backward({g1, a}, b.Buffer(1, "g2"));
   backward({g2, c, x}, b.Output(1, "x_grad"));
+  b.Op({}, {weight, g2});  // The update, in place.
+  b.ops().back().writes = {weight};
+  b.ops().back().phase = Phase::kBackward;
   for (olla::Op& op : b.ops()) {
     op.type = "aten::mul.Tensor";
     op.cost = 1e-3;

@@ -157,7 +157,9 @@ class StageModel {
       }
     }
     for (int32_t b = 0; b < graph_.num_buffers(); ++b) {
-      if (graph_.buffer(BufferId(b)).output) Add(model, {{Live(steps_, b), 1.0}}, 1.0);
+      // A parameter the step updates is an output too, but never in the arena.
+      const Buffer& buffer = graph_.buffer(BufferId(b));
+      if (buffer.output && !buffer.persistent) Add(model, {{Live(steps_, b), 1.0}}, 1.0);
     }
   }
 
