@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <compare>
 #include <limits>
 #include <map>
@@ -351,23 +350,15 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
     MilpModel model;
     const int64_t entries = covering.Build(model);
     if (part.Exhausted() || !FitsInTime(entries, part)) break;
-    MilpOptions options;
-    LimitByBudget(part, options);
-    StatusOr<MilpResult> solved = MakeDefaultMilpSolver()->Solve(model, options);
-    OLLA_CHECK(solved.ok(),
-               "the added-cost bound's ILP is malformed: " + solved.status().message());
-    part.Spend(solved->nodes);
-    if (!solved->has_bound()) continue;
     // Down by the solver's tolerances, a bound never above the true optimum: CBC
     // looks only for solutions better than the incumbent by its cutoff increment
     // (1e-5 of the scaled objective), so a proven optimum may lie that much above the
     // best plan (on Checkmate's fcn_8_vgg at 90 %, 388 units above the search's).
-    const double units = std::max(0.0, solved->best_bound - kSolverTolerance) *
-                         static_cast<double>(covering.dearest());
-    const auto cost = static_cast<int64_t>(std::floor(units * (1.0 - 1e-9)));
-    if (cost < bound.cost) continue;
-    bound.cost = cost;
-    bound.proven_optimal = solved->conclusion == MilpConclusion::kOptimal;
+    const std::optional<ProvenLowerBound> proven = ProveLowerBound(
+        model, part, covering.dearest(), kSolverTolerance, "the added-cost bound's ILP");
+    if (!proven || proven->value < bound.cost) continue;
+    bound.cost = proven->value;
+    bound.proven_optimal = proven->optimal;
   }
   // On graphs small enough, the stages of the runs too (stage_bound.h), in the time
   // left: on Checkmate's vgg_unet at half its peak, they prove the plan budget mode

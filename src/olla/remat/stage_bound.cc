@@ -1,7 +1,6 @@
 #include "olla/remat/stage_bound.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
@@ -284,17 +283,10 @@ std::optional<StageBound> BoundAddedCostByStages(const Graph& graph, const Order
   MilpModel model;
   const int64_t entries = stages.Build(model);
   if (budget.Exhausted() || !FitsInTime(entries, budget)) return std::nullopt;
-  MilpOptions options;
-  LimitByBudget(budget, options);
-  StatusOr<MilpResult> solved = MakeDefaultMilpSolver()->Solve(model, options);
-  OLLA_CHECK(solved.ok(),
-             "the stage bound's ILP is malformed: " + solved.status().message());
-  budget.Spend(solved->nodes);
-  if (!solved->has_bound()) return std::nullopt;
-  const double units = std::max(0.0, solved->best_bound - kSolverTolerance) *
-                       static_cast<double>(stages.dearest());
-  return StageBound{static_cast<int64_t>(std::floor(units * (1.0 - 1e-9))),
-                    solved->conclusion == MilpConclusion::kOptimal};
+  const std::optional<ProvenLowerBound> proven = ProveLowerBound(
+      model, budget, stages.dearest(), kSolverTolerance, "the stage bound's ILP");
+  if (!proven) return std::nullopt;
+  return StageBound{proven->value, proven->optimal};
 }
 
 }  // namespace olla

@@ -1,6 +1,9 @@
 #include "olla/solver/milp_solver.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "olla/core/check.h"
 
 namespace olla {
 
@@ -21,6 +24,22 @@ int64_t ModelEntries(const MilpModel& model) {
   for (const MilpConstraint& constraint : model.constraints())
     entries += static_cast<int64_t>(constraint.terms.size());
   return entries;
+}
+
+std::optional<ProvenLowerBound> ProveLowerBound(const MilpModel& model,
+                                                const Budget& budget, int64_t unit,
+                                                double tolerance,
+                                                const std::string& what) {
+  MilpOptions options;
+  LimitByBudget(budget, options);
+  StatusOr<MilpResult> solved = MakeDefaultMilpSolver()->Solve(model, options);
+  OLLA_CHECK(solved.ok(), what + " is malformed: " + solved.status().message());
+  budget.Spend(solved->nodes);
+  if (!solved->has_bound()) return std::nullopt;
+  const double units =
+      std::max(0.0, solved->best_bound - tolerance) * static_cast<double>(unit);
+  return ProvenLowerBound{static_cast<int64_t>(std::floor(units * (1.0 - 1e-9))),
+                          solved->conclusion == MilpConclusion::kOptimal};
 }
 
 void FallBackToStart(const MilpModel& model, const MilpOptions& options,

@@ -75,6 +75,21 @@ bool FitsInTime(int64_t entries, const Budget& budget);
 // The entries of `model`, for FitsInTime.
 int64_t ModelEntries(const MilpModel& model);
 
+// A lower bound on a minimisation's optimum in whole units, where the model's objective
+// counts `unit`s: `model` solved by the default solver within `budget` (charged its
+// nodes), its best bound lowered by `tolerance` (in objective units, for the solver's
+// cutoff increment: a proven optimum may lie that much above a solution it admits) and
+// rounded down. Nullopt when the solver ends with no bound. A malformed model is olla's
+// bug: `what` names it in the failed check.
+struct ProvenLowerBound {
+  int64_t value = 0;
+  bool optimal = false;  // The model's optimum, to the tolerance.
+};
+std::optional<ProvenLowerBound> ProveLowerBound(const MilpModel& model,
+                                                const Budget& budget, int64_t unit,
+                                                double tolerance,
+                                                const std::string& what);
+
 // COIN-OR CBC (solver/cbc/cbc_solver.cc), in this process.
 std::unique_ptr<MilpSolver> MakeCbcSolver();
 
