@@ -12,6 +12,7 @@
 
 #include "graph_builder.h"
 #include "training_chain.h"
+#include "waiting_across_a_spike.h"
 
 namespace olla {
 namespace {
@@ -135,6 +136,30 @@ TEST(OptimizeTest, ABudgetBelowTheRecomputeFloorIsRefutedBeforeAnySearch) {
   EXPECT_NE(searched.conclusion, Conclusion::kRefuted);
   EXPECT_TRUE(searched.plan.has_value());
   EXPECT_TRUE(searched.recompute.has_value());
+}
+
+// Above the recompute floor (12 bytes) but below what the floor raised by what a later
+// reader needs shows (13: remat/recompute_floor_proof.h), a budget is refuted before
+// any search too, with that proof.
+TEST(OptimizeTest, ABudgetBelowTheRaisedFloorIsRefutedBeforeAnySearch) {
+  const Graph graph = testing::WaitingAcrossASpike();
+  OptimizeOptions options;
+  options.alignment = 1;
+  options.memory_budget = 12;
+  const OptimizeResult result = *Optimize(graph, options, TestBudget());
+  EXPECT_EQ(result.conclusion, Conclusion::kRefuted);
+  EXPECT_FALSE(result.plan.has_value());
+  EXPECT_EQ(result.stages.size(), 1u);  // The baselines and bounds only.
+  EXPECT_EQ(
+      result.reason,
+      "no plan fits in 12 bytes, recomputing or not: every plan peaks at 13 bytes or "
+      "more (proof: the recompute floor raised by what a later reader needs: at the "
+      "first run of op 5 'v5', its inputs, outputs and workspace, 11 bytes, 1 bytes that "
+      "no recomputation frees, and, below that peak, 1 bytes that op 7 'v7' reads, held "
+      "there or made from, as no run in between can make them)");
+
+  options.memory_budget = 13;
+  EXPECT_TRUE(Optimize(graph, options, TestBudget())->fits());
 }
 
 // Between the floor of every plan (4 units) and that of the plans the search makes (5:

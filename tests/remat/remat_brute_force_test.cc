@@ -8,9 +8,12 @@
 // wherever one of them reaches a target, the search reaches it too, adding no more
 // compute than the cheapest, and the bound is never above either.
 #include <algorithm>
+#include <iostream>
 #include <map>
+#include <queue>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -18,11 +21,14 @@
 #include "olla/analysis/lifetimes.h"
 #include "olla/analysis/timeline.h"
 #include "olla/plan/expand.h"
+#include "olla/plan/recompute_rules.h"
 #include "olla/remat/added_cost_bound.h"
 #include "olla/remat/cost.h"
 #include "olla/remat/order_floor.h"
 #include "olla/remat/order_floor_proof.h"
 #include "olla/remat/recomputable.h"
+#include "olla/remat/recompute_floor.h"
+#include "olla/remat/recompute_floor_proof.h"
 #include "olla/remat/remat_search.h"
 #include "olla/remat/stage_bound.h"
 #include "olla/simulation/plan_checker.h"
@@ -412,6 +418,105 @@ TEST(OrderFloorProofTest, NeverAboveAPlanOnTheOrderAndAtOneMoreOften) {
     }
   }
   EXPECT_GT(raised_at_a_plan, floor_at_a_plan);  // 34 of 64 against 27.
+}
+
+// The least peak of every plan of `graph`, in any order, running each op that
+// recompute_rules.h lets run again as often as it likes: a search over the live sets
+// (with which of the ops that may not run again have run), a run holding its inputs,
+// outputs and workspace, any buffer freed at any time, until the graph's outputs are
+// live (every op is an ancestor of one: so every op has run).
+int64_t LeastPeakOfAnyPlan(const Graph& graph) {
+  const int32_t buffers = graph.num_buffers();
+  std::vector<int32_t> once;  // The ops that may not run again, by bit.
+  for (int32_t o = 0; o < graph.num_ops(); ++o)
+    if (!RecomputeRefusal(graph, OpId(o)).empty()) once.push_back(o);
+  EXPECT_LE(buffers + static_cast<int32_t>(once.size()), 40);
+  auto bytes = [&](uint64_t live) {
+    int64_t sum = 0;
+    for (int32_t b = 0; b < buffers; ++b)
+      if (live >> b & 1) sum += graph.buffer(BufferId(b)).size;
+    return sum;
+  };
+  auto mask = [&](const std::vector<BufferId>& list) {
+    uint64_t m = 0;
+    for (BufferId b : list)
+      if (!graph.buffer(b).persistent) m |= uint64_t{1} << b.index();
+    return m;
+  };
+  uint64_t start = 0, outputs = 0;
+  for (int32_t b = 0; b < buffers; ++b) {
+    const Buffer& buffer = graph.buffer(BufferId(b));
+    if (buffer.persistent) continue;
+    if (!graph.producer(BufferId(b)).valid()) start |= uint64_t{1} << b;
+    if (buffer.output) outputs |= uint64_t{1} << b;
+  }
+  const uint64_t all_once = ((uint64_t{1} << once.size()) - 1) << buffers;
+  const uint64_t live_bits = (uint64_t{1} << buffers) - 1;
+  std::unordered_map<uint64_t, int64_t> best;
+  using Entry = std::pair<int64_t, uint64_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  queue.push({bytes(start), start});
+  while (!queue.empty()) {
+    const auto [peak, state] = queue.top();
+    queue.pop();
+    if (auto it = best.find(state); it != best.end() && it->second <= peak) continue;
+    best[state] = peak;
+    const uint64_t live = state & live_bits;
+    if ((live & outputs) == outputs && (state & all_once) == all_once) return peak;
+    for (int32_t b = 0; b < buffers; ++b)
+      if (live >> b & 1) queue.push({peak, state & ~(uint64_t{1} << b)});
+    for (int32_t o = 0; o < graph.num_ops(); ++o) {
+      const Op& op = graph.op(OpId(o));
+      if ((mask(op.uses) & live) != mask(op.uses)) continue;
+      uint64_t next = live | mask(op.allocates) | (state & ~live_bits);
+      const auto bit = std::find(once.begin(), once.end(), o);
+      if (bit != once.end()) {
+        const uint64_t ran = uint64_t{1} << (buffers + (bit - once.begin()));
+        if (state & ran) continue;
+        next |= ran;
+      }
+      const int64_t run = bytes(live | mask(op.allocates)) + op.workspace;
+      queue.push({std::max(peak, run), next});
+    }
+  }
+  ADD_FAILURE() << "no plan";
+  return 0;
+}
+
+// The recompute floor raised by what later readers need (recompute_floor_proof.h)
+// against the least peak of every plan in any order: never above it, also with
+// activations that die in the forward pass, a residual join in the backward pass, and
+// backward ops that read their forward ops' outputs; above the floor on some graphs,
+// and at the least peak on more than the floor.
+TEST(RecomputeFloorProofTest, NeverAboveAPlanOfAnyOrderAndAtOneMoreOften) {
+  int floor_at_a_plan = 0;
+  int raised_at_a_plan = 0;
+  int raised = 0;
+  for (bool dead_inputs : {false, true}) {
+    for (bool residual_gradient : {false, true}) {
+      for (bool reads_outputs : {false, true}) {
+        for (uint64_t seed = 1; seed <= kGraphs; ++seed) {
+          const Graph graph =
+              SkipChain(kLayers, seed, residual_gradient, dead_inputs, reads_outputs);
+          const int64_t least = LeastPeakOfAnyPlan(graph);
+          const RecomputeFloor floors = ComputeRecomputeFloor(graph);
+          const int64_t floor = floors.every_plan.bytes;
+          const int64_t shown =
+              ProveRecomputeFloors(graph, floors, least + 1, Budget()).every_plan.bytes;
+          const int64_t raised_to =
+              RaiseRecomputeFloors(graph, floors, least * 2, Budget()).every_plan.bytes;
+          EXPECT_LE(shown, least) << "seed " << seed;
+          EXPECT_LE(raised_to, least) << "seed " << seed;
+          EXPECT_GE(raised_to, floor) << "seed " << seed;
+          floor_at_a_plan += floor == least;
+          raised_at_a_plan += raised_to == least;
+          raised += raised_to > floor;
+        }
+      }
+    }
+  }
+  EXPECT_GT(raised, 0);                          // 33 of 128.
+  EXPECT_GT(raised_at_a_plan, floor_at_a_plan);  // 119 of 128 against 92.
 }
 
 }  // namespace

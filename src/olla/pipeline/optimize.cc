@@ -17,6 +17,7 @@
 #include "olla/remat/order_floor.h"
 #include "olla/remat/order_floor_proof.h"
 #include "olla/remat/recompute_floor.h"
+#include "olla/remat/recompute_floor_proof.h"
 #include "olla/remat/remat_search.h"
 #include "olla/schedule/joint_ilp.h"
 
@@ -46,6 +47,27 @@ class StageClock {
   Clock::time_point last_ = first_;
 };
 
+// What a recompute floor says of `plans` and its proof, as a no-plan line cites them
+// (the caller closes the parenthesis): `name` is the floor's, and its kept buffers are
+// those no `frees` frees.
+std::string FloorClaim(const Graph& graph, const FloorAt& floor, std::string_view plans,
+                       std::string_view name, std::string_view frees) {
+  if (floor.waiting_bytes == 0) {
+    return fmt::format(
+        "{} bytes are live at {} in {} (proof: the {}, its inputs, outputs and "
+        "workspace, {} bytes, and {} bytes live there that no {} frees",
+        floor.bytes, graph.Describe(floor.op), plans, name, floor.footprint_bytes,
+        floor.kept_bytes, frees);
+  }
+  return fmt::format(
+      "{} peaks at {} bytes or more (proof: the {} raised by what a later reader needs: "
+      "at the first run of {}, its inputs, outputs and workspace, {} bytes, {} bytes "
+      "that no {} frees, and, below that peak, {} bytes that {} reads, held there or "
+      "made from, as no run in between can make them",
+      plans, floor.bytes, name, graph.Describe(floor.op), floor.footprint_bytes,
+      floor.kept_bytes, frees, floor.waiting_bytes, graph.Describe(floor.reader));
+}
+
 // The conclusion, and unless planned, its reason in one line, citing the proof.
 void Conclude(const Graph& graph, OptimizeResult& result) {
   if (result.fits()) {
@@ -57,24 +79,20 @@ void Conclude(const Graph& graph, OptimizeResult& result) {
     const RecomputeFloor& floors = *result.recompute_floor;
     result.conclusion = Conclusion::kRefuted;
     if (budget < floors.every_plan.bytes) {
-      const FloorAt& floor = floors.every_plan;
-      result.reason = fmt::format(
-          "no plan fits in {} bytes, recomputing or not: {} bytes are live at {} in "
-          "every plan (proof: the recompute floor, its inputs, outputs and workspace, {} "
-          "bytes, and {} bytes live there that no recomputation frees)",
-          budget, floor.bytes, graph.Describe(floor.op), floor.footprint_bytes,
-          floor.kept_bytes);
+      result.reason =
+          fmt::format("no plan fits in {} bytes, recomputing or not: {})", budget,
+                      FloorClaim(graph, floors.every_plan, "every plan",
+                                 "recompute floor", "recomputation"));
       return;
     }
-    const FloorAt& floor = floors.searched;
     result.reason = fmt::format(
-        "no plan budget mode can make fits in {} bytes: {} bytes are live at {} in every "
-        "plan that never makes the step's outputs again (proof: the searched floor, its "
-        "inputs, outputs and workspace, {} bytes, and {} bytes live there that no "
-        "recomputation budget mode makes frees; no plan, recomputing or not, needs less "
-        "than {} bytes)",
-        budget, floor.bytes, graph.Describe(floor.op), floor.footprint_bytes,
-        floor.kept_bytes, floors.every_plan.bytes);
+        "no plan budget mode can make fits in {} bytes: {}; no plan, recomputing or not, "
+        "needs less than {} bytes)",
+        budget,
+        FloorClaim(graph, floors.searched,
+                   "every plan that never makes the step's outputs again",
+                   "searched floor", "recomputation budget mode makes"),
+        floors.every_plan.bytes);
     return;
   }
   if (!result.plan) {
@@ -180,8 +198,19 @@ class Recipe {
     Progress("baselines: the eager order and the lower bounds");
     result_.eager = SimulateEager(graph_, budget_.Split(share::kLowerBounds));
     if (may_recompute_) {
-      result_.recompute_floor =
-          ComputeRecomputeFloor(graph_, budget_.Split(share::kRecomputeFloor));
+      const Budget floors = budget_.Split(share::kRecomputeFloor);
+      result_.recompute_floor = ComputeRecomputeFloor(graph_, floors.Split(0.5));
+      // The search aims at the floor of every plan's footprints: raised, the bytes
+      // above it at the steps under the raised floor would no longer tell moves apart.
+      aim_bytes_ = result_.recompute_floor->every_plan.bytes;
+      // Raised by what later readers need: past the budget, the budget refuted;
+      // otherwise as close to it as the proof goes, how far any plan is from it.
+      const int64_t memory_budget = *options_.memory_budget;
+      RecomputeFloor& floor = *result_.recompute_floor;
+      if (floor.searched.bytes <= memory_budget)
+        floor = ProveRecomputeFloors(graph_, floor, memory_budget + 1, floors.Split(0.5));
+      if (floor.searched.bytes <= memory_budget)
+        floor = RaiseRecomputeFloors(graph_, floor, memory_budget, floors);
     }
     clock_.Finish("baselines", "eager", false,
                   result_.eager.bounds.forced_live_complete() ? Budget::Limit::kNone
@@ -312,8 +341,7 @@ class Recipe {
     // Aimed at the floor of every plan, below the searched one: the bytes above it
     // at steps under the searched floor still tell moves apart (aimed at the
     // searched floor, Checkmate's ResNet50 no longer fit 11 % of its peak in 30 s).
-    if (result_.recompute_floor)
-      remat.aim_bytes = result_.recompute_floor->every_plan.bytes;
+    if (result_.recompute_floor) remat.aim_bytes = aim_bytes_;
     if (bound.reachable) remat.cost_floor = bound.cost;
     // A plan's order placed with `capacity` (the budget; none: the least arena), with
     // its arena.
@@ -464,7 +492,8 @@ class Recipe {
   OptimizeResult result_;
   StageClock clock_;
   bool may_recompute_ = false;
-  std::string method_;  // The plan's provenance: how each stage made it.
+  int64_t aim_bytes_ = 0;  // Where the search aims: the floor before the proof raised it.
+  std::string method_;     // The plan's provenance: how each stage made it.
 };
 
 }  // namespace

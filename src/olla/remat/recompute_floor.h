@@ -42,6 +42,10 @@ struct FloorAt {
   OpId op;                      // An op attaining it (the lowest id).
   int64_t footprint_bytes = 0;  // At `op`: its inputs, outputs and workspace.
   int64_t kept_bytes = 0;       // At `op`: the buffers no recomputation frees.
+  // Raised by what a later reader needs (recompute_floor_proof.h): the bytes besides,
+  // held at `op` or made from for `reader`'s inputs, where no run fits to make them.
+  int64_t waiting_bytes = 0;
+  OpId reader;
 };
 
 struct RecomputeFloor {

@@ -1,0 +1,390 @@
+#include "olla/remat/recompute_floor_proof.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "olla/analysis/lower_bounds.h"
+#include "olla/analysis/min_cut_bound.h"
+
+namespace olla {
+namespace {
+
+// How many descendants of an op, nearest first, the proof tries as its later reader:
+// the MLP's backward reads the GELU's gradient right after it on vit_b_16; a residual
+// join is a few ops down a ResNet block's backward.
+constexpr int32_t kReaders = 8;
+constexpr int64_t kUncuttable = std::numeric_limits<int64_t>::max() / 4;
+
+// A later reader `reader` of the op tried, and the most its inputs can add there.
+struct Reader {
+  OpId reader;
+  int64_t waiting_bytes = 0;
+};
+
+class Proof {
+ public:
+  Proof(const Graph& graph, const std::vector<bool>& kept, const FloorAt& floor,
+        const Budget& budget)
+      : graph_(graph), kept_(kept), floor_(floor) {
+    const auto ops = static_cast<size_t>(graph.num_ops());
+    own_.resize(ops);
+    own_bytes_.resize(ops);
+    for (size_t o = 0; o < ops; ++o) {
+      const Op& op = graph.op(OpId(static_cast<int32_t>(o)));
+      std::vector<BufferId>& own = own_[o];
+      for (const std::vector<BufferId>* list : {&op.uses, &op.allocates})
+        for (BufferId b : *list)
+          if (!graph.buffer(b).persistent) own.push_back(b);
+      std::sort(own.begin(), own.end());
+      own.erase(std::unique(own.begin(), own.end()), own.end());
+      own_bytes_[o] = op.workspace;
+      for (BufferId b : own) own_bytes_[o] += graph.buffer(b).size;
+    }
+    // The recompute floor at each op (recompute_floor.cc), its footprint and the kept
+    // buffers forced live there.
+    const ForcedLive forced = ComputeForcedLive(graph, budget, kept);
+    const std::vector<int64_t> footprints = SingleOpFootprints(graph, Freeable(kept));
+    floor_at_.resize(ops);
+    readers_.resize(ops);
+    for (size_t o = 0; o < ops; ++o) {
+      floor_at_[o] = forced.bytes[o] + footprints[o] -
+                     graph.op(OpId(static_cast<int32_t>(o))).workspace;
+      readers_[o] = NearestReaders(OpId(static_cast<int32_t>(o)));
+    }
+    in_.assign(ops, 0);
+    node_.assign(static_cast<size_t>(graph.num_buffers()), -1);
+    live_.assign(static_cast<size_t>(graph.num_buffers()), 0);
+    held_.assign(static_cast<size_t>(graph.num_buffers()), 0);
+  }
+
+  FloorAt Prove(int64_t peak, const Budget& budget) {
+    peak_ = peak;
+    FloorAt shown = floor_;
+    std::vector<std::tuple<int64_t, int32_t, int32_t>> tried;  // Highest floor first.
+    for (int32_t o = 0; o < graph_.num_ops(); ++o) {
+      const int64_t at = floor_at_[static_cast<size_t>(o)];
+      const std::vector<Reader>& readers = readers_[static_cast<size_t>(o)];
+      for (size_t r = 0; r < readers.size(); ++r)
+        if (at + readers[r].waiting_bytes >= peak)
+          tried.push_back({-at, o, static_cast<int32_t>(r)});
+    }
+    std::sort(tried.begin(), tried.end());
+    for (const auto& [unused, o, r] : tried) {
+      if (shown.bytes >= peak || budget.Exhausted()) break;
+      const std::pair<int32_t, int32_t> anchor{o, r};
+      // What an anchor shows only falls as the peak rises.
+      const auto fell = short_of_.find(anchor);
+      if (fell != short_of_.end() && fell->second <= peak) continue;
+      const FloorAt at = ShownAt(
+          OpId(o), readers_[static_cast<size_t>(o)][static_cast<size_t>(r)].reader,
+          budget);
+      if (at.bytes > shown.bytes) shown = at;
+      if (at.bytes < peak && !budget.Exhausted()) {
+        int64_t& short_of = short_of_.try_emplace(anchor, peak).first->second;
+        short_of = std::min(short_of, peak);
+      }
+    }
+    return shown;
+  }
+
+ private:
+  static std::vector<bool> Freeable(const std::vector<bool>& kept) {
+    std::vector<bool> freeable(kept.size());
+    for (size_t b = 0; b < kept.size(); ++b) freeable[b] = !kept[b];
+    return freeable;
+  }
+
+  int64_t Size(BufferId b) const { return graph_.buffer(b).size; }
+
+  // The kReaders descendants of `op` nearest it (breadth first) whose inputs besides
+  // op's own add bytes, with those bytes.
+  std::vector<Reader> NearestReaders(OpId op) const {
+    std::vector<Reader> readers;
+    std::vector<OpId> queue = {op};
+    std::vector<OpId> seen = {op};
+    for (size_t next = 0; next < queue.size() && readers.size() < kReaders; ++next) {
+      for (OpId successor : graph_.successors(queue[next])) {
+        if (std::find(seen.begin(), seen.end(), successor) != seen.end()) continue;
+        seen.push_back(successor);
+        queue.push_back(successor);
+        Reader reader{successor, 0};
+        const std::vector<BufferId>& own = own_[op.index()];
+        for (BufferId b : graph_.op(successor).uses) {
+          if (graph_.buffer(b).persistent ||
+              std::binary_search(own.begin(), own.end(), b))
+            continue;
+          reader.waiting_bytes += Size(b);
+        }
+        if (reader.waiting_bytes > 0 && readers.size() < kReaders)
+          readers.push_back(reader);
+      }
+    }
+    return readers;
+  }
+
+  // Marks `from` and every op reachable from it along `next` with `mark` in in_.
+  template <typename Next>
+  void Reach(OpId from, char mark, Next&& next) {
+    std::vector<OpId> stack = {from};
+    in_[from.index()] |= mark;
+    while (!stack.empty()) {
+      const OpId op = stack.back();
+      stack.pop_back();
+      for (OpId other : next(op)) {
+        if (in_[other.index()] & mark) continue;
+        in_[other.index()] |= mark;
+        stack.push_back(other);
+      }
+    }
+  }
+
+  static constexpr char kBefore = 1;     // v or an ancestor of v: ran by t.
+  static constexpr char kAfter = 2;      // v or a descendant of v.
+  static constexpr char kAfterRead = 4;  // c or a descendant of c: runs after I.
+  static constexpr char kExcluded = 8;   // In X: does not run in I.
+
+  // Made by t: an input of the graph, or made by v or an ancestor of v.
+  bool MadeBefore(BufferId b) const {
+    const OpId producer = graph_.producer(b);
+    return !producer.valid() || (in_[producer.index()] & kBefore);
+  }
+  // Read at or after a first run of an op marked `mark`, or kept to the step's end.
+  bool ReadWithin(BufferId b, char mark) const {
+    if (graph_.buffer(b).output) return true;
+    for (OpId user : graph_.users(b))
+      if (in_[user.index()] & mark) return true;
+    return false;
+  }
+  // Some run in I may make `b`: a run of its producer, outside X, that is allowed
+  // there (a first run, or a buffer recomputation makes again).
+  bool MayMake(BufferId b) const {
+    const OpId producer = graph_.producer(b);
+    if (!producer.valid()) return false;
+    if (in_[producer.index()] & (kAfterRead | kExcluded)) return false;
+    return !kept_[b.index()] || !MadeBefore(b);
+  }
+
+  // The most bytes every plan below the peak holds at the first run of `v`, for the
+  // inputs of `reader`, a descendant, by the header's proof.
+  FloorAt ShownAt(OpId v, OpId reader, const Budget& budget) {
+    std::fill(in_.begin(), in_.end(), 0);
+    Reach(v, kBefore, [&](OpId op) { return graph_.predecessors(op); });
+    Reach(v, kAfter, [&](OpId op) { return graph_.successors(op); });
+    Reach(reader, kAfterRead, [&](OpId op) { return graph_.successors(op); });
+    // H, and what is live at t besides v's footprint: the kept buffers made by t and
+    // read later.
+    std::vector<BufferId> held, kept_at_t;
+    for (int32_t i = 0; i < graph_.num_buffers(); ++i) {
+      const BufferId b(i);
+      if (!kept_[b.index()] || graph_.buffer(b).persistent || !MadeBefore(b)) continue;
+      if (ReadWithin(b, kAfterRead)) held.push_back(b);
+      if (ReadWithin(b, kAfter)) kept_at_t.push_back(b);
+    }
+    std::vector<BufferId> needs;
+    for (BufferId b : graph_.op(reader).uses)
+      if (!graph_.buffer(b).persistent) needs.push_back(b);
+    std::sort(needs.begin(), needs.end());
+    needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
+
+    // X: every op whose runs could make what the reader needs (or what that is made
+    // from), not surely live at t; then those that could be the last run below the peak
+    // leave it.
+    for (BufferId b : own_[v.index()]) live_[b.index()] = 1;
+    for (BufferId b : kept_at_t) live_[b.index()] = 1;
+    std::vector<OpId> candidates;
+    std::vector<BufferId> unmade = needs;
+    std::vector<char> seen(static_cast<size_t>(graph_.num_buffers()), 0);
+    while (!unmade.empty()) {
+      const BufferId b = unmade.back();
+      unmade.pop_back();
+      if (seen[b.index()] || live_[b.index()] || graph_.buffer(b).persistent) continue;
+      seen[b.index()] = 1;
+      if (!MayMake(b)) continue;
+      const OpId maker = graph_.producer(b);
+      if (!(in_[maker.index()] & kExcluded)) {
+        in_[maker.index()] |= kExcluded;
+        candidates.push_back(maker);
+      }
+      for (BufferId input : graph_.op(maker).uses) unmade.push_back(input);
+    }
+    for (BufferId b : own_[v.index()]) live_[b.index()] = 0;
+    for (BufferId b : kept_at_t) live_[b.index()] = 0;
+    for (BufferId b : held) held_[b.index()] = 1;
+    int64_t held_bytes = 0;
+    for (BufferId b : held) held_bytes += Size(b);
+    bool out_of_budget = false;
+    for (bool dropped = true; dropped && !out_of_budget;) {
+      dropped = false;
+      for (OpId op : candidates) {
+        if (!(in_[op.index()] & kExcluded)) continue;
+        if (budget.Exhausted()) {
+          out_of_budget = true;
+          break;
+        }
+        if (LastRunBytes(op, held, held_bytes, needs, budget) < peak_) {
+          in_[op.index()] &= static_cast<char>(~kExcluded);
+          dropped = true;
+        }
+      }
+    }
+    for (BufferId b : held) held_[b.index()] = 0;
+    FloorAt shown = floor_;
+    if (out_of_budget) return shown;
+
+    // At t: v's footprint, the kept buffers live there, and the cut.
+    shown.op = v;
+    shown.reader = reader;
+    shown.footprint_bytes = own_bytes_[v.index()];
+    shown.kept_bytes = 0;
+    for (BufferId b : kept_at_t) {
+      if (std::binary_search(own_[v.index()].begin(), own_[v.index()].end(), b)) continue;
+      shown.kept_bytes += Size(b);
+    }
+    for (BufferId b : own_[v.index()]) live_[b.index()] = 1;
+    for (BufferId b : kept_at_t) live_[b.index()] = 1;
+    shown.waiting_bytes = Cut(needs, budget);
+    for (BufferId b : own_[v.index()]) live_[b.index()] = 0;
+    for (BufferId b : kept_at_t) live_[b.index()] = 0;
+    shown.bytes = shown.footprint_bytes + shown.kept_bytes + shown.waiting_bytes;
+    return shown;
+  }
+
+  // The least live bytes of a run of `op` in I as the last run of X's ops: or a number
+  // below the peak, when it cannot reach it.
+  int64_t LastRunBytes(OpId op, const std::vector<BufferId>& held, int64_t held_bytes,
+                       const std::vector<BufferId>& needs, const Budget& budget) {
+    int64_t bytes = held_bytes + graph_.op(op).workspace;
+    std::vector<BufferId> own_run;  // Its inputs and outputs not held anyway.
+    for (BufferId b : own_[op.index()]) {
+      if (held_[b.index()]) continue;
+      own_run.push_back(b);
+      bytes += Size(b);
+    }
+    if (bytes >= peak_) return bytes;
+    int64_t waiting = 0;
+    for (BufferId b : needs)
+      if (!held_[b.index()] && !std::binary_search(own_run.begin(), own_run.end(), b))
+        waiting += Size(b);
+    if (bytes + waiting < peak_) return bytes;
+    for (const std::vector<BufferId>* list : {&std::as_const(own_run), &held})
+      for (BufferId b : *list) live_[b.index()] = 1;
+    const int64_t cut = Cut(needs, budget);
+    for (const std::vector<BufferId>* list : {&std::as_const(own_run), &held})
+      for (BufferId b : *list) live_[b.index()] = 0;
+    return bytes + cut;
+  }
+
+  // The fewest bytes, besides those live_ marks, whose being live lets runs MayMake
+  // allows make every sink from them: a minimum vertex cut between the sinks and what
+  // no run can make (each buffer an in and an out vertex, its size between them).
+  int64_t Cut(const std::vector<BufferId>& sinks, const Budget& budget) {
+    CutNetwork network;
+    std::vector<BufferId> reached;
+    auto vertex = [&](BufferId b) {
+      int32_t& v = node_[b.index()];
+      if (v < 0) {
+        v = network.vertices;
+        network.vertices += 2;
+        reached.push_back(b);
+      }
+      return v;
+    };
+    for (BufferId b : sinks)
+      if (!live_[b.index()])
+        network.edges.push_back({vertex(b) + 1, CutNetwork::kSink, kUncuttable});
+    for (size_t next = 0; next < reached.size(); ++next) {
+      const BufferId b = reached[next];
+      const int32_t in = node_[b.index()];
+      network.edges.push_back({in, in + 1, Size(b)});
+      if (!MayMake(b)) {
+        network.edges.push_back({CutNetwork::kSource, in, kUncuttable});
+        continue;
+      }
+      for (BufferId input : graph_.op(graph_.producer(b)).uses) {
+        if (graph_.buffer(input).persistent || live_[input.index()]) continue;
+        network.edges.push_back({vertex(input) + 1, in, kUncuttable});
+      }
+    }
+    for (BufferId b : reached) node_[b.index()] = -1;
+    if (network.edges.empty()) return 0;
+    budget.Spend();
+    return MaxFlow(network);
+  }
+
+  const Graph& graph_;
+  const std::vector<bool>& kept_;
+  const FloorAt floor_;
+  std::vector<std::vector<BufferId>> own_;  // By op: its buffers in the arena, sorted.
+  std::vector<int64_t> own_bytes_;          // By op: those and its workspace.
+  std::vector<int64_t> floor_at_;           // By op: the recompute floor there.
+  std::vector<std::vector<Reader>> readers_;
+  std::vector<char> in_;       // By op: kBefore | kAfter | kAfterRead | kExcluded.
+  std::vector<int32_t> node_;  // By buffer: its vertex in the cut being built.
+  std::vector<char> live_;     // By buffer: free in the cut being built.
+  std::vector<char> held_;     // By buffer: in H.
+  // By anchor (op, reader index): the least peak it fell short of.
+  std::map<std::pair<int32_t, int32_t>, int64_t> short_of_;
+  int64_t peak_ = 0;
+};
+
+// What the proof `shown` at `peak` says of every plan, where it is above `floor`: what
+// it shows beyond `peak` holds only for plans below `peak`.
+FloorAt AtMost(FloorAt shown, int64_t peak, const FloorAt& floor) {
+  if (shown.bytes <= floor.bytes) return floor;
+  const int64_t over = std::max<int64_t>(0, shown.bytes - peak);
+  shown.bytes -= over;
+  shown.waiting_bytes -= std::min(shown.waiting_bytes, over);
+  return shown;
+}
+
+// `floor` raised to the highest peak in (floor.bytes, ceiling] the proof reaches, or
+// with `ceiling` below it, as far as the proof at `peak` shows.
+FloorAt Raise(const Graph& graph, const std::vector<bool>& kept, FloorAt floor,
+              std::optional<int64_t> peak, int64_t ceiling, const Budget& budget) {
+  Proof proof(graph, kept, floor, budget);
+  if (peak) {
+    return AtMost(proof.Prove(*peak, budget), *peak, floor);
+  }
+  int64_t high = ceiling + 1;  // Not shown (or beyond the ceiling).
+  while (high - floor.bytes > std::max<int64_t>(1, floor.bytes / 65536) &&
+         !budget.Exhausted()) {
+    const int64_t middle = floor.bytes + (high - floor.bytes) / 2;
+    const FloorAt shown = proof.Prove(middle, budget);
+    if (shown.bytes < middle) high = middle;
+    floor = AtMost(shown, middle, floor);
+  }
+  return floor;
+}
+
+// Both floors, by Raise.
+RecomputeFloor RaiseBoth(const Graph& graph, RecomputeFloor floors,
+                         std::optional<int64_t> peak, int64_t ceiling,
+                         const Budget& budget) {
+  floors.every_plan = Raise(graph, BuffersNoRecomputationFrees(graph), floors.every_plan,
+                            peak, ceiling, budget.Split(0.5));
+  if (floors.searched.bytes < floors.every_plan.bytes)
+    floors.searched = floors.every_plan;
+  floors.searched = Raise(graph, BuffersTheSearchNeverFrees(graph), floors.searched, peak,
+                          ceiling, budget);
+  if (floors.searched.bytes < floors.every_plan.bytes)
+    floors.searched = floors.every_plan;
+  return floors;
+}
+
+}  // namespace
+
+RecomputeFloor ProveRecomputeFloors(const Graph& graph, RecomputeFloor floors,
+                                    int64_t peak, const Budget& budget) {
+  return RaiseBoth(graph, std::move(floors), peak, peak, budget);
+}
+
+RecomputeFloor RaiseRecomputeFloors(const Graph& graph, RecomputeFloor floors,
+                                    int64_t ceiling, const Budget& budget) {
+  return RaiseBoth(graph, std::move(floors), std::nullopt, ceiling, budget);
+}
+
+}  // namespace olla

@@ -1,0 +1,64 @@
+// Raising the recompute floor (recompute_floor.h) by what a later reader needs: a
+// proof, over every order and every recomputation, that each plan peaks at some number
+// of bytes or more.
+//
+// The recompute floor counts, at an op, its footprint and the buffers no recomputation
+// frees. But a later reader's other inputs must be live when it runs: held since, or
+// made again in between by runs whose inputs are held or made in turn, and those runs
+// hold their own footprints beside whatever waits. At vit_b_16's last GELU backward
+// (batch 32) the floor is 251.8 MB, yet the MLP's backward right after it reads the
+// layer's normalised residual (19.4 MB): held, it adds 19.4 MB; made again, some
+// layer's MLP runs (155 MB live) while the GELU's gradient (77.5 MB) and the final
+// LayerNorm's gradient wait. Every plan, in every order, peaks at 271 MB.
+//
+// The proof supposes a plan that peaks below P. Take an op v, the first run of v (at
+// time t), and a descendant c of v; I is the time from t to the first run of c.
+//  * Buffers no recomputation makes again, made before t (by v's ancestors, or inputs
+//    of the graph) and read by c, a descendant of c, or kept as an output, exist once
+//    and are live throughout I (H).
+//  * c's inputs are live when it runs: each live at t, or made in I by a run of its
+//    producer whose inputs are live then or made in turn. A buffer made before t that
+//    no recomputation makes again, or whose producer cannot run in I (c and its
+//    descendants, the set X below), cannot be made there. So the live set at t holds a
+//    vertex cut between c's inputs and what cannot be made (LEMON's max flow over the
+//    buffers, their sizes the capacities; what is surely live free).
+//  * Take the last run in I of any op of a set X: it holds its inputs, outputs and
+//    workspace, H, and a cut over c's inputs made by ops outside X. If every op of X
+//    peaks at P or more so, no op of X runs in I. X starts as every op whose runs could
+//    make c's inputs and loses each op that could be the last run below P, until none
+//    does.
+//  * At t: v's footprint, the buffers the recompute floor keeps at v, and the cut over
+//    what only ops outside X make in I. At P or more, the plan below P does not exist.
+// Nothing assumes an order, how often an op runs, or which copy a run reads: only that
+// each run has its inputs live and its outputs allocated, and that a buffer no
+// recomputation makes again is made once. With the buffers budget mode's search never
+// makes again in place of those, the same proof raises the searched floor.
+//
+// Cost: anchors (v, c) are tried only where v's floor and c's other inputs reach P,
+// c among the first kReaders descendants of v nearest it; per anchor, O(ops + uses)
+// to set up, then passes over X, a max flow per op of X that could reach P; one unit
+// of work per flow. Anytime: out of budget, it proves nothing more.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "olla/core/budget.h"
+#include "olla/graph/graph.h"
+#include "olla/remat/recompute_floor.h"
+
+namespace olla {
+
+// The floors (recompute_floor.h) raised as far as the proof shows for every plan below
+// `peak` (half the budget for the floor of every plan), the searched one never below
+// the other: at `peak` or more, every plan (of those the floor is of) peaks at `peak` or
+// more; below it, still floors.
+RecomputeFloor ProveRecomputeFloors(const Graph& graph, RecomputeFloor floors,
+                                    int64_t peak, const Budget& budget);
+
+// The floors raised to the highest peak up to `ceiling` the proof reaches (by bisection,
+// to within 1/4096 of it).
+RecomputeFloor RaiseRecomputeFloors(const Graph& graph, RecomputeFloor floors,
+                                    int64_t ceiling, const Budget& budget);
+
+}  // namespace olla
