@@ -208,8 +208,6 @@ class Recipe {
       const int64_t memory_budget = *options_.memory_budget;
       RecomputeFloor& floor = *result_.recompute_floor;
       if (floor.searched.bytes <= memory_budget)
-        floor = ProveRecomputeFloors(graph_, floor, memory_budget + 1, floors.Split(0.5));
-      if (floor.searched.bytes <= memory_budget)
         floor = RaiseRecomputeFloors(graph_, floor, memory_budget, floors);
     }
     clock_.Finish("baselines", "eager", false,

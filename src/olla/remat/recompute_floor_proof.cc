@@ -17,6 +17,7 @@ namespace {
 // the MLP's backward reads the GELU's gradient right after it on vit_b_16; a residual
 // join is a few ops down a ResNet block's backward.
 constexpr int32_t kReaders = 8;
+constexpr size_t kNearest = 64;  // The descendants it looks among.
 constexpr int64_t kUncuttable = std::numeric_limits<int64_t>::max() / 4;
 
 // A later reader `reader` of the op tried, and the most its inputs can add there.
@@ -100,16 +101,15 @@ class Proof {
 
   int64_t Size(BufferId b) const { return graph_.buffer(b).size; }
 
-  // The kReaders descendants of `op` nearest it (breadth first) whose inputs besides
-  // op's own add bytes, with those bytes.
+  // The kReaders descendants of `op` nearest it (breadth first, among the kNearest)
+  // whose inputs besides op's own add bytes, with those bytes.
   std::vector<Reader> NearestReaders(OpId op) const {
     std::vector<Reader> readers;
     std::vector<OpId> queue = {op};
-    std::vector<OpId> seen = {op};
     for (size_t next = 0; next < queue.size() && readers.size() < kReaders; ++next) {
       for (OpId successor : graph_.successors(queue[next])) {
-        if (std::find(seen.begin(), seen.end(), successor) != seen.end()) continue;
-        seen.push_back(successor);
+        if (queue.size() > kNearest) break;
+        if (std::find(queue.begin(), queue.end(), successor) != queue.end()) continue;
         queue.push_back(successor);
         Reader reader{successor, 0};
         const std::vector<BufferId>& own = own_[op.index()];
@@ -341,15 +341,13 @@ FloorAt AtMost(FloorAt shown, int64_t peak, const FloorAt& floor) {
   return shown;
 }
 
-// `floor` raised to the highest peak in (floor.bytes, ceiling] the proof reaches, or
-// with `ceiling` below it, as far as the proof at `peak` shows.
+// `floor` raised by the proof, tried first at `ceiling` + 1, then below it by bisection
+// (to within 1/65536).
 FloorAt Raise(const Graph& graph, const std::vector<bool>& kept, FloorAt floor,
-              std::optional<int64_t> peak, int64_t ceiling, const Budget& budget) {
+              int64_t ceiling, const Budget& budget) {
   Proof proof(graph, kept, floor, budget);
-  if (peak) {
-    return AtMost(proof.Prove(*peak, budget), *peak, floor);
-  }
   int64_t high = ceiling + 1;  // Not shown (or beyond the ceiling).
+  floor = AtMost(proof.Prove(high, budget), high, floor);
   while (high - floor.bytes > std::max<int64_t>(1, floor.bytes / 65536) &&
          !budget.Exhausted()) {
     const int64_t middle = floor.bytes + (high - floor.bytes) / 2;
@@ -360,31 +358,19 @@ FloorAt Raise(const Graph& graph, const std::vector<bool>& kept, FloorAt floor,
   return floor;
 }
 
-// Both floors, by Raise.
-RecomputeFloor RaiseBoth(const Graph& graph, RecomputeFloor floors,
-                         std::optional<int64_t> peak, int64_t ceiling,
-                         const Budget& budget) {
-  floors.every_plan = Raise(graph, BuffersNoRecomputationFrees(graph), floors.every_plan,
-                            peak, ceiling, budget.Split(0.5));
-  if (floors.searched.bytes < floors.every_plan.bytes)
-    floors.searched = floors.every_plan;
-  floors.searched = Raise(graph, BuffersTheSearchNeverFrees(graph), floors.searched, peak,
-                          ceiling, budget);
-  if (floors.searched.bytes < floors.every_plan.bytes)
-    floors.searched = floors.every_plan;
-  return floors;
-}
-
 }  // namespace
-
-RecomputeFloor ProveRecomputeFloors(const Graph& graph, RecomputeFloor floors,
-                                    int64_t peak, const Budget& budget) {
-  return RaiseBoth(graph, std::move(floors), peak, peak, budget);
-}
 
 RecomputeFloor RaiseRecomputeFloors(const Graph& graph, RecomputeFloor floors,
                                     int64_t ceiling, const Budget& budget) {
-  return RaiseBoth(graph, std::move(floors), std::nullopt, ceiling, budget);
+  floors.every_plan = Raise(graph, BuffersNoRecomputationFrees(graph), floors.every_plan,
+                            ceiling, budget.Split(0.5));
+  if (floors.searched.bytes < floors.every_plan.bytes)
+    floors.searched = floors.every_plan;
+  floors.searched =
+      Raise(graph, BuffersTheSearchNeverFrees(graph), floors.searched, ceiling, budget);
+  if (floors.searched.bytes < floors.every_plan.bytes)
+    floors.searched = floors.every_plan;
+  return floors;
 }
 
 }  // namespace olla

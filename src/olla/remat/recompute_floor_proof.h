@@ -35,9 +35,9 @@
 // makes again in place of those, the same proof raises the searched floor.
 //
 // Cost: anchors (v, c) are tried only where v's floor and c's other inputs reach P,
-// c among the first kReaders descendants of v nearest it; per anchor, O(ops + uses)
-// to set up, then passes over X, a max flow per op of X that could reach P; one unit
-// of work per flow. Anytime: out of budget, it proves nothing more.
+// c among the eight descendants of v nearest it (of 64) whose inputs v does not hold; per
+// anchor, O(ops + uses) to set up, then passes over X, a max flow per op of X that could
+// reach P; one unit of work per flow. Anytime: out of budget, it proves nothing more.
 #pragma once
 
 #include <cstdint>
@@ -49,15 +49,10 @@
 
 namespace olla {
 
-// The floors (recompute_floor.h) raised as far as the proof shows for every plan below
-// `peak` (half the budget for the floor of every plan), the searched one never below
-// the other: at `peak` or more, every plan (of those the floor is of) peaks at `peak` or
-// more; below it, still floors.
-RecomputeFloor ProveRecomputeFloors(const Graph& graph, RecomputeFloor floors,
-                                    int64_t peak, const Budget& budget);
-
-// The floors raised to the highest peak up to `ceiling` the proof reaches (by bisection,
-// to within 1/4096 of it).
+// The floors (recompute_floor.h) raised by the proof (half the budget for the floor of
+// every plan), the searched one never below the other: first tried at `ceiling` + 1
+// (where the proof reaches it, every plan peaks above `ceiling`, and the floors say
+// so), then below it as far as a bisection reaches (to within 1/65536 of the floor).
 RecomputeFloor RaiseRecomputeFloors(const Graph& graph, RecomputeFloor floors,
                                     int64_t ceiling, const Budget& budget);
 
