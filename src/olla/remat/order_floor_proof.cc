@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "olla/analysis/min_cut_bound.h"
 #include "olla/plan/recompute_rules.h"
+#include "olla/remat/make_cut.h"
 
 namespace olla {
 namespace {
@@ -14,7 +14,6 @@ namespace {
 // How many steps after a step the proof follows what is read there: the gaps' runnable
 // ops are one bit each.
 constexpr int32_t kWindow = 16;
-constexpr int64_t kUncuttable = std::numeric_limits<int64_t>::max() / 4;
 
 // A buffer as plans on the order hold it: its lifetime in the order; for a droppable
 // one, the last step that reads the original (`after`) and the late readers' steps.
@@ -277,68 +276,21 @@ class Proof {
                        budget);
   }
 
-  // The fewest bytes, besides those `live` says are, whose being live lets runs of ops
-  // `may_make` accepts make every sink from them: a minimum vertex cut between the
-  // sinks and what no run can make (each buffer an in and an out vertex, its size
-  // between them; a buffer no run makes fed from the source; a made one from each
-  // input of its producer).
+  // MinMakeCut (make_cut.h), where a run of an op `may_make` accepts may make a
+  // copyable buffer.
   template <typename Live, typename MayMake>
   int64_t Cut(const std::vector<BufferId>& sinks, Live&& live, MayMake&& may_make,
               const Budget& budget) {
-    CutNetwork network;
-    std::vector<BufferId> reached;
-    auto vertex = [&](BufferId b) {
-      int32_t& v = node_[b.index()];
-      if (v < 0) {
-        v = network.vertices;
-        network.vertices += 2;
-        reached.push_back(b);
-      }
-      return v;
-    };
-    for (BufferId b : sinks) {
-      if (!live(b))
-        network.edges.push_back({vertex(b) + 1, CutNetwork::kSink, kUncuttable});
-    }
-    for (size_t next = 0; next < reached.size(); ++next) {
-      const BufferId b = reached[next];
-      const Held& h = held_[b.index()];
-      const int32_t in = node_[b.index()];
-      // Any buffer can be live later: a run that reads the original keeps it.
-      network.edges.push_back({in, in + 1, h.size});
-      const OpId producer = graph_.producer(b);
-      if (!h.copyable || !producer.valid() || !may_run_[producer.index()] ||
-          !may_make(producer)) {
-        network.edges.push_back({CutNetwork::kSource, in, kUncuttable});
-        continue;
-      }
-      for (BufferId input : graph_.op(producer).uses) {
-        if (held_[input.index()].persistent || live(input)) continue;
-        network.edges.push_back({vertex(input) + 1, in, kUncuttable});
-      }
-    }
-    for (BufferId b : reached) node_[b.index()] = -1;
-    if (network.edges.empty()) return 0;
-    budget.Spend();
-    // Push-relabel pushes from the source: from the side with fewer edges (reversed,
-    // the same cut), the flow the cut stops stays near them (the transformer at batch
-    // 32: 13 times faster from a few sinks than from every buffer no run makes).
-    int64_t from_source = 0;
-    for (const CutNetwork::Edge& e : network.edges)
-      from_source += e.from == CutNetwork::kSource ? 1
-                     : e.to == CutNetwork::kSink   ? -1
-                                                   : 0;
-    if (from_source > 0)
-      for (CutNetwork::Edge& e : network.edges) {
-        std::swap(e.from, e.to);
-        for (int32_t* end : {&e.from, &e.to}) {
-          if (*end == CutNetwork::kSource)
-            *end = CutNetwork::kSink;
-          else if (*end == CutNetwork::kSink)
-            *end = CutNetwork::kSource;
-        }
-      }
-    return MaxFlow(network);
+    return MinMakeCut(
+        graph_, sinks, live,
+        [&](BufferId b) {
+          const OpId producer = graph_.producer(b);
+          if (!held_[b.index()].copyable || !producer.valid() ||
+              !may_run_[producer.index()] || !may_make(producer))
+            return OpId();
+          return producer;
+        },
+        node_, budget);
   }
 
   struct Gap {

@@ -1,14 +1,13 @@
 #include "olla/remat/recompute_floor_proof.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
 #include <utility>
 
 #include "olla/analysis/lower_bounds.h"
-#include "olla/analysis/min_cut_bound.h"
+#include "olla/remat/make_cut.h"
 
 namespace olla {
 namespace {
@@ -18,7 +17,6 @@ namespace {
 // join is a few ops down a ResNet block's backward.
 constexpr int32_t kReaders = 8;
 constexpr size_t kNearest = 64;  // The descendants it looks among.
-constexpr int64_t kUncuttable = std::numeric_limits<int64_t>::max() / 4;
 
 // A later reader `reader` of the op tried, and the most its inputs can add there.
 struct Reader {
@@ -278,41 +276,12 @@ class Proof {
     return bytes + cut;
   }
 
-  // The fewest bytes, besides those live_ marks, whose being live lets runs MayMake
-  // allows make every sink from them: a minimum vertex cut between the sinks and what
-  // no run can make (each buffer an in and an out vertex, its size between them).
+  // MinMakeCut (make_cut.h) over what live_ marks, where MayMake says.
   int64_t Cut(const std::vector<BufferId>& sinks, const Budget& budget) {
-    CutNetwork network;
-    std::vector<BufferId> reached;
-    auto vertex = [&](BufferId b) {
-      int32_t& v = node_[b.index()];
-      if (v < 0) {
-        v = network.vertices;
-        network.vertices += 2;
-        reached.push_back(b);
-      }
-      return v;
-    };
-    for (BufferId b : sinks)
-      if (!live_[b.index()])
-        network.edges.push_back({vertex(b) + 1, CutNetwork::kSink, kUncuttable});
-    for (size_t next = 0; next < reached.size(); ++next) {
-      const BufferId b = reached[next];
-      const int32_t in = node_[b.index()];
-      network.edges.push_back({in, in + 1, Size(b)});
-      if (!MayMake(b)) {
-        network.edges.push_back({CutNetwork::kSource, in, kUncuttable});
-        continue;
-      }
-      for (BufferId input : graph_.op(graph_.producer(b)).uses) {
-        if (graph_.buffer(input).persistent || live_[input.index()]) continue;
-        network.edges.push_back({vertex(input) + 1, in, kUncuttable});
-      }
-    }
-    for (BufferId b : reached) node_[b.index()] = -1;
-    if (network.edges.empty()) return 0;
-    budget.Spend();
-    return MaxFlow(network);
+    return MinMakeCut(
+        graph_, sinks, [&](BufferId b) { return live_[b.index()] != 0; },
+        [&](BufferId b) { return MayMake(b) ? graph_.producer(b) : OpId(); }, node_,
+        budget);
   }
 
   const Graph& graph_;
