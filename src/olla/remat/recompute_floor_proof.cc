@@ -311,14 +311,13 @@ FloorAt AtMost(FloorAt shown, int64_t peak, const FloorAt& floor) {
 }
 
 // `floor` raised by the proof, tried first at `ceiling` + 1, then below it by bisection
-// (to within 1/65536).
+// to the byte (some 32 tries: each is cheap, as few anchors reach a peak near the floor).
 FloorAt Raise(const Graph& graph, const std::vector<bool>& kept, FloorAt floor,
               int64_t ceiling, const Budget& budget) {
   Proof proof(graph, kept, floor, budget);
   int64_t high = ceiling + 1;  // Not shown (or beyond the ceiling).
   floor = AtMost(proof.Prove(high, budget), high, floor);
-  while (high - floor.bytes > std::max<int64_t>(1, floor.bytes / 65536) &&
-         !budget.Exhausted()) {
+  while (high - floor.bytes > 1 && !budget.Exhausted()) {
     const int64_t middle = floor.bytes + (high - floor.bytes) / 2;
     const FloorAt shown = proof.Prove(middle, budget);
     if (shown.bytes < middle) high = middle;

@@ -52,7 +52,7 @@ namespace olla {
 // The floors (recompute_floor.h) raised by the proof (half the budget for the floor of
 // every plan), the searched one never below the other: first tried at `ceiling` + 1
 // (where the proof reaches it, every plan peaks above `ceiling`, and the floors say
-// so), then below it as far as a bisection reaches (to within 1/65536 of the floor).
+// so), then below it as far as a bisection reaches (to the byte).
 RecomputeFloor RaiseRecomputeFloors(const Graph& graph, RecomputeFloor floors,
                                     int64_t ceiling, const Budget& budget);
 
