@@ -24,6 +24,7 @@
 //
 // Cost: twice that of the forced-live set (lower_bounds.h); anytime with a budget: ops
 // the budget did not reach count their footprint only, a weaker bound, still a bound.
+// recompute_floor_proof.h raises both floors by what a later reader needs.
 #pragma once
 
 #include <cstdint>

@@ -125,10 +125,12 @@ std::vector<Row> Rows(const Graph& original, const OptimizeResult& r) {
     std::string floor;
     if (r.recompute_floor) {
       const RecomputeFloor& floors = *r.recompute_floor;
-      floor =
-          fmt::format("; no plan below {}, recomputing or not (the recompute floor{})",
-                      FormatBytes(floors.every_plan.bytes),
-                      floors.complete ? "" : ", cut short by the limit");
+      floor = fmt::format(
+          "; no plan below {}, recomputing or not (the recompute floor{}{})",
+          FormatBytes(floors.every_plan.bytes),
+          floors.every_plan.waiting_bytes > 0 ? ", raised by what a later reader needs"
+                                              : "",
+          floors.complete ? "" : ", cut short by the limit");
       if (floors.searched_is_higher()) {
         floor += fmt::format(", none budget mode can make below {} (the searched floor)",
                              FormatBytes(floors.searched.bytes));
