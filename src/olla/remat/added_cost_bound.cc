@@ -326,7 +326,7 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   const std::vector<FreeSpan> spans = FreeSpans(graph, order, lifetimes, buffers);
   bound.floor = FloorOf(KeptBytes(timeline, spans));
   if (timeline.peak_bytes <= target_bytes) {
-    bound.proven_optimal = true;
+    bound.proven_optimal = bound.settled = true;
     return bound;
   }
   // The floor raised by what later steps read (order_floor_proof.h), with half the
@@ -338,11 +338,13 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   if (bound.floor.bytes > target_bytes) {
     bound.floor = RaiseOrderFloor(graph, order, bound.floor, timeline.peak_bytes, raise);
     bound.reachable = false;
+    bound.settled = true;
     return bound;
   }
   // Without the runs' inputs first, a small model that solves in little time (the
   // bound of a plan's own order comes after the search has spent its time), then with
   // them where time is left; the higher of the two bounds.
+  bool covering_settled = false;  // The model with the inputs solved to its optimum.
   for (const bool inputs : {false, true}) {
     const Budget part = inputs ? budget : budget.Split(0.5);
     CoveringModel covering(graph, lifetimes, timeline, buffers, target_bytes, inputs);
@@ -356,6 +358,7 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
     // best plan (on Checkmate's fcn_8_vgg at 90 %, 388 units above the search's).
     const std::optional<ProvenLowerBound> proven = ProveLowerBound(
         model, part, covering.dearest(), kSolverTolerance, "the added-cost bound's ILP");
+    if (inputs) covering_settled = proven && proven->optimal;
     if (!proven || proven->value < bound.cost) continue;
     bound.cost = proven->value;
     bound.proven_optimal = proven->optimal;
@@ -363,13 +366,14 @@ AddedCostBound BoundAddedCost(const Graph& graph, const Order& order,
   // On graphs small enough, the stages of the runs too (stage_bound.h), in the time
   // left: on Checkmate's vgg_unet at half its peak, they prove the plan budget mode
   // finds optimal, 0.6 points of the step above the covering's bound.
-  if (const std::optional<StageBound> stages =
-          BoundAddedCostByStages(graph, order, lifetimes, buffers, target_bytes, budget);
-      stages && (stages->cost > bound.cost ||
+  const std::optional<StageBound> stages =
+      BoundAddedCostByStages(graph, order, lifetimes, buffers, target_bytes, budget);
+  if (stages && (stages->cost > bound.cost ||
                  (stages->cost == bound.cost && stages->proven_optimal))) {
     bound.cost = stages->cost;
     bound.proven_optimal = stages->proven_optimal;
   }
+  bound.settled = covering_settled && (!stages || stages->proven_optimal);
   return bound;
 }
 

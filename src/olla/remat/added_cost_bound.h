@@ -48,6 +48,9 @@ struct AddedCostBound {
   int64_t cost = 0;  // OpCost units; no plan on the order adds less.
   // `cost` is the covering problem's optimum, or the stage model's.
   bool proven_optimal = false;
+  // More time would not raise `cost`: the covering model with the runs' inputs and the
+  // stage model (where the graph is small enough for it) were solved to their optima.
+  bool settled = false;
   OrderFloor floor;  // Of the order: no plan on it peaks lower.
   // False: the target lies below the order's floor, and no plan on it reaches the
   // target (then `cost` is meaningless).

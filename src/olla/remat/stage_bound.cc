@@ -282,10 +282,10 @@ std::optional<StageBound> BoundAddedCostByStages(const Graph& graph, const Order
   if (stages.Entries() > kMostEntries) return std::nullopt;
   MilpModel model;
   const int64_t entries = stages.Build(model);
-  if (budget.Exhausted() || !FitsInTime(entries, budget)) return std::nullopt;
+  if (budget.Exhausted() || !FitsInTime(entries, budget)) return StageBound{};
   const std::optional<ProvenLowerBound> proven = ProveLowerBound(
       model, budget, stages.dearest(), kSolverTolerance, "the stage bound's ILP");
-  if (!proven) return std::nullopt;
+  if (!proven) return StageBound{};
   return StageBound{proven->value, proven->optimal};
 }
 

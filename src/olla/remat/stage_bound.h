@@ -37,9 +37,9 @@ struct StageBound {
   bool proven_optimal = false;  // `cost` is the stage model's optimum.
 };
 
-// Nullopt when the model would pass 400,000 entries (about a hundred ops) or not be
-// solved within `budget`, or the solver ends with no bound. A target every step meets
-// without runs gets 0.
+// Nullopt when the model would pass 400,000 entries (about a hundred ops); a cost of 0,
+// not optimal, when it cannot be solved within `budget` or the solver ends with no
+// bound. A target every step meets without runs gets 0.
 std::optional<StageBound> BoundAddedCostByStages(const Graph& graph, const Order& order,
                                                  const Lifetimes& lifetimes,
                                                  const RecomputableBuffers& buffers,
