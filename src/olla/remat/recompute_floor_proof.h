@@ -5,11 +5,12 @@
 // The recompute floor counts, at an op, its footprint and the buffers no recomputation
 // frees. But a later reader's other inputs must be live when it runs: held since, or
 // made again in between by runs whose inputs are held or made in turn, and those runs
-// hold their own footprints beside whatever waits. At vit_b_16's last GELU backward
-// (batch 32) the floor is 251.8 MB, yet the MLP's backward right after it reads the
-// layer's normalised residual (19.4 MB): held, it adds 19.4 MB; made again, some
-// layer's MLP runs (155 MB live) while the GELU's gradient (77.5 MB) and the final
-// LayerNorm's gradient wait. Every plan, in every order, peaks at 271 MB.
+// hold their own footprints beside whatever waits. On Checkmate's ResNet50 the floor is
+// 3.70 GB, at a residual join's backward (3.29 GB of operands); the backward of the
+// block's first ReLU, a few ops on, reads 617 MB that no run in between can make
+// without passing 3.90 GB, so every plan, in every order, peaks at 3.90 GB or more.
+// It follows one reader at a time: where a plan may let one of two waiting readers run
+// first (vit_b_16's MLP weight gradient and its residual join), it shows nothing more.
 //
 // The proof supposes a plan that peaks below P. Take an op v, the first run of v (at
 // time t), and a descendant c of v; I is the time from t to the first run of c.
