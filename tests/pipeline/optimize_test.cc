@@ -12,6 +12,7 @@
 
 #include "graph_builder.h"
 #include "training_chain.h"
+#include "two_readers_at_once.h"
 #include "waiting_across_a_spike.h"
 
 namespace olla {
@@ -160,6 +161,22 @@ TEST(OptimizeTest, ABudgetBelowTheRaisedFloorIsRefutedBeforeAnySearch) {
   options.alignment = 1;
   options.memory_budget = 13;
   EXPECT_TRUE(Optimize(graph, options, TestBudget())->fits());
+}
+
+// Where one reader shows too little, the proof splits the plans on which of two waiting
+// readers runs first, and the line names both.
+TEST(OptimizeTest, ABudgetBelowTheFloorSplitOnTwoReadersIsRefutedBeforeAnySearch) {
+  const Graph graph = testing::TwoReadersAtOnce();
+  const OptimizeResult result = RefutedBeforeAnySearch(graph, 5, /*proved=*/true);
+  EXPECT_EQ(
+      result.reason,
+      "no plan fits in 5 bytes, recomputing or not: every plan peaks at 6 bytes or more "
+      "(proof: the recompute floor raised by what a later reader needs: at the first run "
+      "of op 8 'v8', its inputs, outputs and workspace, 3 bytes, 2 bytes that no "
+      "recomputation frees, and, below that peak, 1 bytes that op 9 'v9' reads, held "
+      "there or made from, as no run in between can make them; in the plans that run op "
+      "13 'v13' first, its first run holds as many, and in the others what it reads "
+      "waits too)");
 }
 
 // Between the floor of every plan (4 units) and that of the plans the search makes (5:

@@ -4,6 +4,7 @@
 
 #include "olla/remat/recompute_floor.h"
 
+#include "two_readers_at_once.h"
 #include "waiting_across_a_spike.h"
 
 namespace olla {
@@ -30,6 +31,29 @@ TEST(RecomputeFloorProofTest, AnActivationReadAfterASpikeIsHeldAcrossIt) {
   // peaks at 13, so nothing above 13 is shown.
   EXPECT_EQ(RaiseRecomputeFloors(graph, floors, 12, Budget()).every_plan.bytes, 13);
   EXPECT_EQ(RaiseRecomputeFloors(graph, floors, 13, Budget()).every_plan.bytes, 13);
+}
+
+// At the GELU's backward (op 8) the floor counts its three operands, the gradient from
+// above (drawn at random: the residual join reads it later) and x0 (the last op reads
+// it): 5 bytes. The weight gradient (op 9) needs the normalised input: held, 6; made
+// again, x1 is made from h0 (2 bytes) while the GELU's gradient and the gradient from
+// above wait. A plan may run the residual join's side first, freeing the gradient from
+// above, so no one reader shows it; split on whether the layer below's backward (op 13,
+// reading h0) runs before the weight gradient, both sides peak at 6, the least any plan
+// peaks at (remat_brute_force_test.cc).
+TEST(RecomputeFloorProofTest, TwoReadersWaitingAtOnceAreSplitOnWhichRunsFirst) {
+  const Graph graph = testing::TwoReadersAtOnce();
+  const RecomputeFloor floors = ComputeRecomputeFloor(graph);
+  ASSERT_EQ(floors.every_plan.bytes, 5);
+  ASSERT_EQ(floors.every_plan.op, OpId(8));
+
+  const FloorAt raised = RaiseRecomputeFloors(graph, floors, 20, Budget()).every_plan;
+  EXPECT_EQ(raised.bytes, 6);
+  EXPECT_EQ(raised.op, OpId(8));
+  EXPECT_EQ(raised.reader, OpId(9));
+  EXPECT_EQ(raised.later, OpId(13));
+  EXPECT_EQ(raised.footprint_bytes + raised.kept_bytes + raised.waiting_bytes, 6);
+  EXPECT_EQ(RaiseRecomputeFloors(graph, floors, 5, Budget()).every_plan.bytes, 6);
 }
 
 // Each max flow is a unit of work: without any, the floors come back as they were.

@@ -59,13 +59,20 @@ std::string FloorClaim(const Graph& graph, const FloorAt& floor, std::string_vie
         floor.bytes, graph.Describe(floor.op), plans, name, floor.footprint_bytes,
         floor.kept_bytes, frees);
   }
+  std::string split;
+  if (floor.later.valid()) {
+    split = fmt::format(
+        "; in the plans that run {} first, its first run holds as many, and in the "
+        "others what it reads waits too",
+        graph.Describe(floor.later));
+  }
   return fmt::format(
       "{} peaks at {} bytes or more (proof: the {} raised by what a later reader needs: "
       "at the first run of {}, its inputs, outputs and workspace, {} bytes, {} bytes "
       "that no {} frees, and, below that peak, {} bytes that {} reads, held there or "
-      "made from, as no run in between can make them",
+      "made from, as no run in between can make them{}",
       plans, floor.bytes, name, graph.Describe(floor.op), floor.footprint_bytes,
-      floor.kept_bytes, frees, floor.waiting_bytes, graph.Describe(floor.reader));
+      floor.kept_bytes, frees, floor.waiting_bytes, graph.Describe(floor.reader), split);
 }
 
 // The conclusion, and unless planned, its reason in one line, citing the proof.

@@ -21,9 +21,12 @@ namespace olla {
 // keeps it); one no run makes is fed from the source, a made one from each input of
 // its producer that is neither persistent nor live. LEMON's max flow (min_cut_bound.h),
 // one unit of `budget`. `node` is scratch, by buffer, every entry -1 (and left so).
+// `reached`, when given, receives the network's buffers: every path the cut stops lies
+// within them, so a second cut that takes them as live counts no byte twice.
 template <typename Live, typename MadeBy>
 int64_t MinMakeCut(const Graph& graph, const std::vector<BufferId>& sinks, Live&& live,
-                   MadeBy&& made_by, std::vector<int32_t>& node, const Budget& budget) {
+                   MadeBy&& made_by, std::vector<int32_t>& node, const Budget& budget,
+                   std::vector<BufferId>* reached_out = nullptr) {
   constexpr int64_t kUncuttable = std::numeric_limits<int64_t>::max() / 4;
   CutNetwork network;
   std::vector<BufferId> reached;
@@ -54,6 +57,7 @@ int64_t MinMakeCut(const Graph& graph, const std::vector<BufferId>& sinks, Live&
     }
   }
   for (BufferId b : reached) node[b.index()] = -1;
+  if (reached_out != nullptr) *reached_out = std::move(reached);
   if (network.edges.empty()) return 0;
   budget.Spend();
   // Push-relabel pushes from the source: from the side with fewer edges (reversed, the

@@ -47,6 +47,10 @@ struct FloorAt {
   // held at `op` or made from for `reader`'s inputs, where no run fits to make them.
   int64_t waiting_bytes = 0;
   OpId reader;
+  // Where the proof splits the plans on which of an op and the reader runs first: the
+  // op (its inputs waiting too where it runs after; as many live at its first run
+  // where it runs before).
+  OpId later;
 };
 
 struct RecomputeFloor {

@@ -17,6 +17,9 @@ namespace {
 // join is a few ops down a ResNet block's backward.
 constexpr int32_t kReaders = 8;
 constexpr size_t kNearest = 64;  // The descendants it looks among.
+// Where a reader alone shows too little, how many ops it splits the plans on: vit_b_16's
+// last MLP backward waits on the next layer's GELU backward (the largest footprint).
+constexpr size_t kSplits = 2;
 
 // A later reader `reader` of the op tried, and the most its inputs can add there.
 struct Reader {
@@ -78,9 +81,22 @@ class Proof {
       // What an anchor shows only falls as the peak rises.
       const auto fell = short_of_.find(anchor);
       if (fell != short_of_.end() && fell->second <= peak) continue;
-      const FloorAt at = ShownAt(
-          OpId(o), readers_[static_cast<size_t>(o)][static_cast<size_t>(r)].reader,
-          budget);
+      const OpId v(o);
+      const OpId reader = readers_[static_cast<size_t>(o)][static_cast<size_t>(r)].reader;
+      FloorAt at = ShownAt(v, reader, OpId(), budget);
+      // Short of the peak: split the plans on which of y and the reader runs first.
+      for (OpId y : at.bytes < peak ? Splits(v, reader) : std::vector<OpId>()) {
+        if (at.bytes >= peak || budget.Exhausted()) break;
+        FloorAt after = ShownAt(v, reader, y, budget);
+        if (after.bytes <= at.bytes) continue;
+        const int64_t before = ShownBefore(y, reader, budget);
+        if (before <= at.bytes) continue;
+        if (before < after.bytes) {  // Every plan holds the less of the two.
+          after.waiting_bytes -= std::min(after.waiting_bytes, after.bytes - before);
+          after.bytes = before;
+        }
+        at = after;
+      }
       if (at.bytes > shown.bytes) shown = at;
       if (at.bytes < peak && !budget.Exhausted()) {
         int64_t& short_of = short_of_.try_emplace(anchor, peak).first->second;
@@ -144,6 +160,7 @@ class Proof {
   static constexpr char kAfter = 2;      // v or a descendant of v.
   static constexpr char kAfterRead = 4;  // c or a descendant of c: runs after I.
   static constexpr char kExcluded = 8;   // In X: does not run in I.
+  static constexpr char kLater = 16;     // y or a descendant of y: runs after I.
 
   // Made by t: an input of the graph, or made by v or an ancestor of v.
   bool MadeBefore(BufferId b) const {
@@ -162,44 +179,54 @@ class Proof {
   bool MayMake(BufferId b) const {
     const OpId producer = graph_.producer(b);
     if (!producer.valid()) return false;
-    if (in_[producer.index()] & (kAfterRead | kExcluded)) return false;
+    if (in_[producer.index()] & (kAfterRead | kLater | kExcluded)) return false;
     return !kept_[b.index()] || !MadeBefore(b);
+  }
+  // Some run after t may make `b`: any but the one run of a buffer no recomputation
+  // makes again, made by t.
+  OpId MakerAfter(BufferId b) const {
+    return kept_[b.index()] && MadeBefore(b) ? OpId() : graph_.producer(b);
   }
 
   // The most bytes every plan below the peak holds at the first run of `v`, for the
-  // inputs of `reader`, a descendant, by the header's proof.
-  FloorAt ShownAt(OpId v, OpId reader, const Budget& budget) {
+  // inputs of `reader`, a descendant, by the header's proof; where `later` (a
+  // descendant of v, or none) is given, for the plans that first run it after
+  // `reader`, which hold its inputs too.
+  FloorAt ShownAt(OpId v, OpId reader, OpId later, const Budget& budget) {
     std::fill(in_.begin(), in_.end(), 0);
     Reach(v, kBefore, [&](OpId op) { return graph_.predecessors(op); });
     Reach(v, kAfter, [&](OpId op) { return graph_.successors(op); });
     Reach(reader, kAfterRead, [&](OpId op) { return graph_.successors(op); });
+    if (later.valid())
+      Reach(later, kLater, [&](OpId op) { return graph_.successors(op); });
     // H, and what is live at t besides v's footprint: the kept buffers made by t and
     // read later.
     std::vector<BufferId> held, kept_at_t;
     for (int32_t i = 0; i < graph_.num_buffers(); ++i) {
       const BufferId b(i);
       if (!kept_[b.index()] || graph_.buffer(b).persistent || !MadeBefore(b)) continue;
-      if (ReadWithin(b, kAfterRead)) held.push_back(b);
+      if (ReadWithin(b, kAfterRead | kLater)) held.push_back(b);
       if (ReadWithin(b, kAfter)) kept_at_t.push_back(b);
     }
-    std::vector<BufferId> needs;
-    for (BufferId b : graph_.op(reader).uses)
-      if (!graph_.buffer(b).persistent) needs.push_back(b);
-    std::sort(needs.begin(), needs.end());
-    needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
+    for (BufferId b : held) held_[b.index()] = 1;
+    int64_t held_bytes = 0;
+    for (BufferId b : held) held_bytes += Size(b);
+    const std::vector<BufferId> needs = Inputs(reader);
+    later_needs_.clear();
+    if (later.valid())
+      for (BufferId b : Inputs(later))
+        if (!held_[b.index()]) later_needs_.push_back(b);
 
     // X: every op whose runs could make what the reader needs (or what that is made
-    // from), not surely live at t; then those that could be the last run below the peak
-    // leave it.
-    for (BufferId b : own_[v.index()]) live_[b.index()] = 1;
-    for (BufferId b : kept_at_t) live_[b.index()] = 1;
+    // from), H aside (v too: its outputs may be gone and made again); then those that
+    // could be the last run below the peak leave it.
     std::vector<OpId> candidates;
     std::vector<BufferId> unmade = needs;
     std::vector<char> seen(static_cast<size_t>(graph_.num_buffers()), 0);
     while (!unmade.empty()) {
       const BufferId b = unmade.back();
       unmade.pop_back();
-      if (seen[b.index()] || live_[b.index()] || graph_.buffer(b).persistent) continue;
+      if (seen[b.index()] || held_[b.index()] || graph_.buffer(b).persistent) continue;
       seen[b.index()] = 1;
       if (!MayMake(b)) continue;
       const OpId maker = graph_.producer(b);
@@ -209,11 +236,6 @@ class Proof {
       }
       for (BufferId input : graph_.op(maker).uses) unmade.push_back(input);
     }
-    for (BufferId b : own_[v.index()]) live_[b.index()] = 0;
-    for (BufferId b : kept_at_t) live_[b.index()] = 0;
-    for (BufferId b : held) held_[b.index()] = 1;
-    int64_t held_bytes = 0;
-    for (BufferId b : held) held_bytes += Size(b);
     bool out_of_budget = false;
     for (bool dropped = true; dropped && !out_of_budget;) {
       dropped = false;
@@ -233,9 +255,10 @@ class Proof {
     FloorAt shown = floor_;
     if (out_of_budget) return shown;
 
-    // At t: v's footprint, the kept buffers live there, and the cut.
+    // At t: v's footprint, the kept buffers live there, and the cuts.
     shown.op = v;
     shown.reader = reader;
+    shown.later = later;
     shown.footprint_bytes = own_bytes_[v.index()];
     shown.kept_bytes = 0;
     for (BufferId b : kept_at_t) {
@@ -244,11 +267,80 @@ class Proof {
     }
     for (BufferId b : own_[v.index()]) live_[b.index()] = 1;
     for (BufferId b : kept_at_t) live_[b.index()] = 1;
-    shown.waiting_bytes = Cut(needs, budget);
+    shown.waiting_bytes = WaitingCut(needs, budget);
     for (BufferId b : own_[v.index()]) live_[b.index()] = 0;
     for (BufferId b : kept_at_t) live_[b.index()] = 0;
     shown.bytes = shown.footprint_bytes + shown.kept_bytes + shown.waiting_bytes;
     return shown;
+  }
+
+  // The most bytes every plan that first runs `y` before `reader` holds at y's first
+  // run: its footprint, the kept buffers made by then that it, its descendants, the
+  // reader or the reader's read, and a cut over all those ops' inputs.
+  int64_t ShownBefore(OpId y, OpId reader, const Budget& budget) {
+    std::fill(in_.begin(), in_.end(), 0);
+    Reach(y, kBefore, [&](OpId op) { return graph_.predecessors(op); });
+    Reach(y, kAfter, [&](OpId op) { return graph_.successors(op); });
+    Reach(reader, kAfterRead, [&](OpId op) { return graph_.successors(op); });
+    std::vector<BufferId> kept_at;
+    int64_t bytes = own_bytes_[y.index()];
+    for (BufferId b : own_[y.index()]) live_[b.index()] = 1;
+    for (int32_t i = 0; i < graph_.num_buffers(); ++i) {
+      const BufferId b(i);
+      if (!kept_[b.index()] || graph_.buffer(b).persistent || !MadeBefore(b) ||
+          live_[b.index()] || !ReadWithin(b, kAfter | kAfterRead))
+        continue;
+      kept_at.push_back(b);
+      live_[b.index()] = 1;
+      bytes += Size(b);
+    }
+    std::vector<BufferId> needs;
+    for (int32_t o = 0; o < graph_.num_ops(); ++o)
+      if (in_[static_cast<size_t>(o)] & (kAfter | kAfterRead))
+        for (BufferId b : graph_.op(OpId(o)).uses)
+          if (!graph_.buffer(b).persistent && !live_[b.index()]) needs.push_back(b);
+    std::sort(needs.begin(), needs.end());
+    needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
+    bytes += MinMakeCut(
+        graph_, needs, [&](BufferId b) { return live_[b.index()] != 0; },
+        [&](BufferId b) { return MakerAfter(b); }, node_, budget);
+    for (BufferId b : own_[y.index()]) live_[b.index()] = 0;
+    for (BufferId b : kept_at) live_[b.index()] = 0;
+    return bytes;
+  }
+
+  // Where `reader` fails alone: the ops y to split the plans on (which of y and the
+  // reader runs first), at most kSplits, the largest footprints first. Descendants of
+  // v, and neither ancestors nor descendants of the reader.
+  std::vector<OpId> Splits(OpId v, OpId reader) {
+    std::fill(in_.begin(), in_.end(), 0);
+    Reach(v, kAfter, [&](OpId op) { return graph_.successors(op); });
+    Reach(reader, kAfterRead, [&](OpId op) { return graph_.successors(op); });
+    Reach(reader, kBefore, [&](OpId op) { return graph_.predecessors(op); });
+    int64_t reads = 0;
+    for (BufferId b : Inputs(reader)) reads += Size(b);
+    std::vector<std::pair<int64_t, int32_t>> splits;  // Largest footprint first.
+    for (int32_t o = 0; o < graph_.num_ops(); ++o) {
+      const size_t i = static_cast<size_t>(o);
+      if ((in_[i] & (kAfter | kAfterRead | kBefore)) != kAfter || OpId(o) == v) continue;
+      if (own_bytes_[i] + reads < peak_) continue;
+      splits.push_back({-own_bytes_[i], o});
+    }
+    std::sort(splits.begin(), splits.end());
+    std::vector<OpId> ops;
+    for (size_t s = 0; s < splits.size() && s < kSplits; ++s)
+      ops.push_back(OpId(splits[s].second));
+    return ops;
+  }
+
+  // The op's inputs in the arena, sorted.
+  std::vector<BufferId> Inputs(OpId op) const {
+    std::vector<BufferId> inputs;
+    for (BufferId b : graph_.op(op).uses)
+      if (!graph_.buffer(b).persistent) inputs.push_back(b);
+    std::sort(inputs.begin(), inputs.end());
+    inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+    return inputs;
   }
 
   // The least live bytes of a run of `op` in I as the last run of X's ops: or a number
@@ -263,25 +355,38 @@ class Proof {
       bytes += Size(b);
     }
     if (bytes >= peak_) return bytes;
-    int64_t waiting = 0;
-    for (BufferId b : needs)
-      if (!held_[b.index()] && !std::binary_search(own_run.begin(), own_run.end(), b))
-        waiting += Size(b);
+    int64_t waiting = 0;  // At most what the cuts count.
+    for (const std::vector<BufferId>* list : {&needs, &std::as_const(later_needs_)})
+      for (BufferId b : *list)
+        if (!held_[b.index()] && !std::binary_search(own_run.begin(), own_run.end(), b))
+          waiting += Size(b);
     if (bytes + waiting < peak_) return bytes;
     for (const std::vector<BufferId>* list : {&std::as_const(own_run), &held})
       for (BufferId b : *list) live_[b.index()] = 1;
-    const int64_t cut = Cut(needs, budget);
+    const int64_t cut = WaitingCut(needs, budget);
     for (const std::vector<BufferId>* list : {&std::as_const(own_run), &held})
       for (BufferId b : *list) live_[b.index()] = 0;
     return bytes + cut;
   }
 
-  // MinMakeCut (make_cut.h) over what live_ marks, where MayMake says.
-  int64_t Cut(const std::vector<BufferId>& sinks, const Budget& budget) {
-    return MinMakeCut(
-        graph_, sinks, [&](BufferId b) { return live_[b.index()] != 0; },
+  // The bytes live at a time s in I, besides those live_ marks, for the reader's
+  // inputs (MinMakeCut, make_cut.h: made in I, where MayMake says) and, over the
+  // buffers that cut did not reach (no byte counted twice), for y's (made after s by
+  // any run MakerAfter allows).
+  int64_t WaitingCut(const std::vector<BufferId>& needs, const Budget& budget) {
+    auto live = [&](BufferId b) { return live_[b.index()] != 0; };
+    std::vector<BufferId> reached;
+    int64_t cut = MinMakeCut(
+        graph_, needs, live,
         [&](BufferId b) { return MayMake(b) ? graph_.producer(b) : OpId(); }, node_,
+        budget, &reached);
+    if (later_needs_.empty()) return cut;
+    for (BufferId b : reached) live_[b.index()] = 1;
+    cut += MinMakeCut(
+        graph_, later_needs_, live, [&](BufferId b) { return MakerAfter(b); }, node_,
         budget);
+    for (BufferId b : reached) live_[b.index()] = 0;
+    return cut;
   }
 
   const Graph& graph_;
@@ -295,6 +400,7 @@ class Proof {
   std::vector<int32_t> node_;  // By buffer: its vertex in the cut being built.
   std::vector<char> live_;     // By buffer: free in the cut being built.
   std::vector<char> held_;     // By buffer: in H.
+  std::vector<BufferId> later_needs_;  // y's inputs, H aside (empty without y).
   // By anchor (op, reader index): the least peak it fell short of.
   std::map<std::pair<int32_t, int32_t>, int64_t> short_of_;
   int64_t peak_ = 0;

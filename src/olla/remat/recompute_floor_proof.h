@@ -6,11 +6,10 @@
 // frees. But a later reader's other inputs must be live when it runs: held since, or
 // made again in between by runs whose inputs are held or made in turn, and those runs
 // hold their own footprints beside whatever waits. On Checkmate's ResNet50 the floor is
-// 3.70 GB, at a residual join's backward (3.29 GB of operands); the backward of the
-// block's first ReLU, a few ops on, reads 617 MB that no run in between can make
-// without passing 3.90 GB, so every plan, in every order, peaks at 3.90 GB or more.
-// It follows one reader at a time: where a plan may let one of two waiting readers run
-// first (vit_b_16's MLP weight gradient and its residual join), it shows nothing more.
+// 3.70 GB, at a convolution's backward near the input (3.29 GB of operands); the first
+// pooling's backward, a few ops on, reads 822 MB that no run in between can make
+// without passing 4.11 GB, so every plan, in every order, peaks at 4.11 GB or more: the
+// arena budget mode fits there.
 //
 // The proof supposes a plan that peaks below P. Take an op v, the first run of v (at
 // time t), and a descendant c of v; I is the time from t to the first run of c.
@@ -26,10 +25,31 @@
 //  * Take the last run in I of any op of a set X: it holds its inputs, outputs and
 //    workspace, H, and a cut over c's inputs made by ops outside X. If every op of X
 //    peaks at P or more so, no op of X runs in I. X starts as every op whose runs could
-//    make c's inputs and loses each op that could be the last run below P, until none
-//    does.
+//    make c's inputs, or what those are made from, H aside (v too: a run of v in I may
+//    make its outputs again), and loses each op that could be the last run below P,
+//    until none does.
 //  * At t: v's footprint, the buffers the recompute floor keeps at v, and the cut over
 //    what only ops outside X make in I. At P or more, the plan below P does not exist.
+//
+// Two readers at once. Where c alone shows too little, a plan may let another reader
+// run first and free what c's makers would wait beside. At vit_b_16's last GELU
+// backward (batch 32) the floor is 251.8 MB; the weight gradient after it needs the
+// layer's normalised residual (19.4 MB), made again only by some layer's MLP (155 MB
+// live), while the residual join may take the final LayerNorm's gradient on towards
+// the next layer's GELU backward, y. The proof splits the plans on which of y and c
+// runs first:
+//  * y after c: y and its descendants cannot run in I either, and at any time s in I
+//    y's inputs are live or made after s by runs that may make them (all but the one
+//    run of a buffer no recomputation makes again, made by t); that cut counts too,
+//    over the buffers the cut for c's inputs did not reach, so no byte counts twice.
+//  * y first: at y's first run, its footprint, the buffers no recomputation makes
+//    again made by then and read by y's descendants, c or c's descendants, and a cut
+//    over all those ops' inputs, as each of them runs later.
+// With both at P or more, no plan peaks below P: vit_b_16's floor rises to 271.1 MB,
+// the arena budget mode fits. y is tried among v's descendants that are neither
+// ancestors nor descendants of c, the two largest footprints that with c's inputs
+// reach P.
+//
 // Nothing assumes an order, how often an op runs, or which copy a run reads: only that
 // each run has its inputs live and its outputs allocated, and that a buffer no
 // recomputation makes again is made once. With the buffers budget mode's search never
@@ -38,7 +58,9 @@
 // Cost: anchors (v, c) are tried only where v's floor and c's other inputs reach P,
 // c among the eight descendants of v nearest it (of 64) whose inputs v does not hold; per
 // anchor, O(ops + uses) to set up, then passes over X, a max flow per op of X that could
-// reach P; one unit of work per flow. Anytime: out of budget, it proves nothing more.
+// reach P (two where y's inputs wait too); an anchor short of P tries two splits, each
+// the proof again and one more max flow. One unit of work per flow. Anytime: out of
+// budget, it proves nothing more.
 #pragma once
 
 #include <cstdint>
